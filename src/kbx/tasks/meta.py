@@ -1,0 +1,238 @@
+"""Read and validate a task folder's metadata from the source of its task.py, without importing it.
+
+A task.py declares a literal `TASK = {...}` dict and two functions, `reference` and `make_inputs`.
+Everything about the task except its behaviour is read here with `ast`, so `kbx tasks list` needs no torch.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from kbx.errors import TaskError
+from kbx.tasks.spec import (
+    CATEGORIES,
+    CONTRACT_KINDS,
+    DEFAULT_TOLERANCE,
+    DTYPES,
+    FLOAT_EPS,
+    ROLES,
+    Contract,
+    Parameter,
+    Signature,
+    Task,
+    Tolerance,
+    Workload,
+)
+
+_TASK_KEYS = {"name", "category", "level", "signature", "dtypes", "contract", "workloads"}
+_CONTRACT_KEYS = {"kind", "tolerance", "reduction_length", "tf32", "bound"}
+_WORKLOAD_KEYS = {"name", "role", "params"}
+_MAKE_INPUTS_PARAMS = ("workload", "dtype", "generator")
+
+
+def read_task(folder: Path) -> Task:
+    """Parse and validate `folder/task.py`.
+
+    Raises:
+        TaskError: naming the file and the first problem found.
+    """
+    path = folder / "task.py"
+    if not path.is_file():
+        raise TaskError(path, "missing task.py")
+    source = path.read_text()
+    try:
+        module = ast.parse(source, filename=str(path))
+    except SyntaxError as exc:
+        raise TaskError(path, f"syntax error on line {exc.lineno}: {exc.msg}") from None
+    return _Reader(path, source, module).task(folder)
+
+
+def parse_signature(text: str) -> Signature:
+    """Parse a signature like `(input, approximate='none')`; raises ValueError when malformed."""
+    try:
+        func = ast.parse(f"def _f{text}:\n    pass").body[0]
+    except SyntaxError as exc:
+        raise ValueError(f"signature {text!r} does not parse: {exc.msg}") from None
+    assert isinstance(func, ast.FunctionDef)
+    return signature_of(func)
+
+
+def signature_of(func: ast.FunctionDef) -> Signature:
+    """The signature of a function definition; only plain parameters with literal defaults are allowed."""
+    args = func.args
+    if args.posonlyargs or args.vararg or args.kwonlyargs or args.kwarg:
+        raise ValueError("only plain positional-or-keyword parameters are allowed (no /, *, *args, **kw)")
+    defaults: list[Any] = []
+    for node in args.defaults:
+        try:
+            defaults.append(ast.literal_eval(node))
+        except ValueError:
+            raise ValueError(f"default {ast.unparse(node)!r} is not a literal") from None
+    first_default = len(args.args) - len(defaults)
+    params = []
+    for i, arg in enumerate(args.args):
+        if i >= first_default:
+            params.append(Parameter(arg.arg, has_default=True, default=defaults[i - first_default]))
+        else:
+            params.append(Parameter(arg.arg))
+    return Signature(tuple(params))
+
+
+class _Reader:
+    """Validates one task.py; each check raises TaskError with the file's path."""
+
+    def __init__(self, path: Path, source: str, module: ast.Module) -> None:
+        self.path = path
+        self.source = source
+        self.module = module
+
+    def fail(self, problem: str) -> TaskError:
+        return TaskError(self.path, problem)
+
+    def task(self, folder: Path) -> Task:
+        raw = self._literal_task()
+        missing = _TASK_KEYS - raw.keys()
+        if missing:
+            raise self.fail(f"TASK lacks {', '.join(sorted(missing))}")
+        unknown = raw.keys() - _TASK_KEYS
+        if unknown:
+            raise self.fail(f"TASK has unknown keys {', '.join(sorted(unknown))}")
+        name = self._name(raw["name"], folder)
+        category = raw["category"]
+        if category not in CATEGORIES:
+            raise self.fail(f"category {category!r} is not one of {', '.join(CATEGORIES)}")
+        if folder.parent.name != category:
+            raise self.fail(f"task folder must sit under a folder named {category!r}")
+        level = raw["level"]
+        if level not in (1, 2, 3):
+            raise self.fail(f"level must be 1, 2 or 3, not {level!r}")
+        signature = self._signature(raw["signature"])
+        dtypes = self._dtypes(raw["dtypes"])
+        workloads = self._workloads(raw["workloads"])
+        contract = self._contract(raw["contract"], dtypes, workloads)
+        self._make_inputs()
+        reference = self._function("reference")
+        return Task(
+            name=name,
+            category=category,
+            level=level,
+            description=ast.get_docstring(self.module) or "",
+            signature=signature,
+            dtypes=dtypes,
+            contract=contract,
+            workloads=workloads,
+            path=folder,
+            version=hashlib.sha256(self.source.encode()).hexdigest()[:16],
+            reference_source=ast.get_source_segment(self.source, reference) or "",
+        )
+
+    def _literal_task(self) -> dict[str, Any]:
+        for node in self.module.body:
+            if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "TASK" for t in node.targets
+            ):
+                try:
+                    value = ast.literal_eval(node.value)
+                except ValueError:
+                    raise self.fail(f"TASK (line {node.lineno}) must be a literal dict") from None
+                if not isinstance(value, dict):
+                    raise self.fail(f"TASK (line {node.lineno}) must be a dict")
+                return value
+        raise self.fail("no top-level `TASK = {...}` literal")
+
+    def _name(self, name: object, folder: Path) -> str:
+        if not isinstance(name, str) or not name.isidentifier():
+            raise self.fail(f"name {name!r} must be a Python identifier")
+        if name != folder.name:
+            raise self.fail(f"name {name!r} differs from its folder name {folder.name!r}")
+        return name
+
+    def _function(self, name: str) -> ast.FunctionDef:
+        for node in self.module.body:
+            if isinstance(node, ast.FunctionDef) and node.name == name:
+                return node
+        raise self.fail(f"no top-level function `{name}`")
+
+    def _signature(self, text: object) -> Signature:
+        if not isinstance(text, str):
+            raise self.fail("signature must be a string like \"(input, dim=-1)\"")
+        try:
+            declared = parse_signature(text)
+            actual = signature_of(self._function("reference"))
+        except ValueError as exc:
+            raise self.fail(str(exc)) from None
+        if declared != actual:
+            raise self.fail(f"reference{actual.render()} does not match the declared signature {text}")
+        return declared
+
+    def _make_inputs(self) -> None:
+        params = tuple(a.arg for a in self._function("make_inputs").args.args)
+        if params != _MAKE_INPUTS_PARAMS:
+            raise self.fail(f"make_inputs must take {_MAKE_INPUTS_PARAMS}, not {params}")
+
+    def _dtypes(self, dtypes: object) -> tuple[str, ...]:
+        if not isinstance(dtypes, list) or not dtypes:
+            raise self.fail("dtypes must be a non-empty list")
+        for dtype in dtypes:
+            if dtype not in DTYPES:
+                raise self.fail(f"dtype {dtype!r} is not one of {', '.join(DTYPES)}")
+        if len(set(dtypes)) != len(dtypes):
+            raise self.fail("dtypes repeat")
+        return tuple(dtypes)
+
+    def _workloads(self, raw: object) -> tuple[Workload, ...]:
+        if not isinstance(raw, list):
+            raise self.fail("workloads must be a list")
+        workloads = []
+        for i, item in enumerate(raw):
+            if not isinstance(item, dict) or not {"name", "role"} <= item.keys():
+                raise self.fail(f"workload #{i} must be a dict with name, role and params")
+            if item.keys() - _WORKLOAD_KEYS:
+                raise self.fail(f"workload {item['name']!r} has unknown keys")
+            if item["role"] not in ROLES:
+                raise self.fail(f"workload {item['name']!r} has role {item['role']!r}, not one of {ROLES}")
+            params = item.get("params", {})
+            if not isinstance(params, dict):
+                raise self.fail(f"workload {item['name']!r} params must be a dict")
+            workloads.append(Workload(item["name"], item["role"], MappingProxyType(dict(params))))
+        names = [w.name for w in workloads]
+        if len(set(names)) != len(names):
+            raise self.fail("workload names repeat")
+        for role in ROLES:
+            if not any(w.role == role for w in workloads):
+                raise self.fail(f"needs at least one {role!r} workload")
+        return tuple(workloads)
+
+    def _contract(self, raw: object, dtypes: tuple[str, ...], workloads: tuple[Workload, ...]) -> Contract:
+        if not isinstance(raw, dict) or raw.get("kind") not in CONTRACT_KINDS:
+            raise self.fail(f"contract must be a dict whose kind is one of {CONTRACT_KINDS}")
+        if raw.keys() - _CONTRACT_KEYS:
+            raise self.fail(f"contract has unknown keys {', '.join(sorted(raw.keys() - _CONTRACT_KEYS))}")
+        overrides = raw.get("tolerance", {})
+        tolerances = {}
+        for dtype in dtypes:
+            if dtype not in FLOAT_EPS:
+                continue
+            atol, rtol = overrides.get(dtype, DEFAULT_TOLERANCE[dtype])
+            if atol < 0 or rtol < FLOAT_EPS[dtype]:
+                raise self.fail(f"{dtype} tolerance ({atol}, {rtol}) is tighter than one ulp ({FLOAT_EPS[dtype]:.3g})")
+            tolerances[dtype] = Tolerance(float(atol), float(rtol))
+        if set(overrides) - set(dtypes):
+            raise self.fail(f"tolerance given for dtypes the task lacks: {sorted(set(overrides) - set(dtypes))}")
+        length = raw.get("reduction_length")
+        if length is not None and any(length not in w.params for w in workloads):
+            raise self.fail(f"reduction_length {length!r} is not a parameter of every workload")
+        bound = raw.get("bound")
+        if raw["kind"] == "quantized" and not (isinstance(bound, float) and 0 < bound < 1):
+            raise self.fail("a quantized contract needs a bound in (0, 1): the largest RMS(out-ref)/RMS(ref)")
+        return Contract(
+            kind=raw["kind"],
+            tolerances=MappingProxyType(tolerances),
+            reduction_length=length,
+            tf32=bool(raw.get("tf32", False)),
+            bound=bound,
+        )

@@ -1,0 +1,52 @@
+"""Import a task's code (trusted) and expose its reference and input maker."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from kbx.errors import TaskError
+from kbx.tasks.spec import Task
+
+
+@dataclass(frozen=True)
+class TaskCode:
+    """The executable half of a task."""
+
+    task: Task
+    reference: Callable[..., Any]
+    """The PyTorch reference; its outputs define correctness."""
+    make_inputs: Callable[..., dict[str, Any]]
+    """`make_inputs(workload, dtype, generator)` -> keyword arguments of the entry point."""
+
+
+def import_task(task: Task, register: bool = False) -> TaskCode:
+    """Import task.py under a private module name.
+
+    Args:
+        task: the task whose code to import.
+        register: keep the module in `sys.modules` (the candidate worker passes False so candidate code
+            cannot find the reference there).
+    """
+    name = f"_kbx_task_{task.name}"
+    spec = importlib.util.spec_from_file_location(name, task.task_file)
+    if spec is None or spec.loader is None:
+        raise TaskError(task.task_file, "cannot be imported")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        raise TaskError(task.task_file, f"import failed: {type(exc).__name__}: {exc}") from exc
+    finally:
+        if not register:
+            sys.modules.pop(name, None)
+    return _code_of(task, module)
+
+
+def _code_of(task: Task, module: ModuleType) -> TaskCode:
+    return TaskCode(task=task, reference=module.reference, make_inputs=module.make_inputs)

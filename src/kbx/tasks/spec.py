@@ -1,0 +1,172 @@
+"""Typed, immutable task values: Task, Workload, Contract, Signature (DESIGN §2).
+
+These are built from a task folder's metadata by `kbx.tasks.meta` without importing torch, so listing and
+validating the suite stays cheap.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+CATEGORIES: tuple[str, ...] = (
+    "Activation",
+    "Math",
+    "Reduce",
+    "Index",
+    "Loss",
+    "Normalization",
+    "Pooling",
+    "Random",
+    "Optimizer",
+    "SpatialOps",
+    "Convolution",
+    "MatrixMultiply",
+    "LinearAlgebra",
+    "Quantization",
+    "Fusion",
+)
+"""KernelBenchX's fifteen categories, so results compare across the two suites."""
+
+ROLES: tuple[str, ...] = ("smoke", "check", "bench")
+"""Workload roles: tiny for the interpreter, odd sizes straddling blocks, and sizes worth timing."""
+
+CONTRACT_KINDS: tuple[str, ...] = ("allclose", "exact", "quantized", "property", "statistical")
+
+FLOAT_EPS: Mapping[str, float] = MappingProxyType(
+    {"float32": 2.0**-23, "float16": 2.0**-10, "bfloat16": 2.0**-7, "float64": 2.0**-52}
+)
+"""One ulp at 1.0 per floating dtype: no tolerance may be tighter than this."""
+
+DTYPES: tuple[str, ...] = (*FLOAT_EPS, "int8", "int32", "int64", "bool")
+
+DEFAULT_TOLERANCE: Mapping[str, tuple[float, float]] = MappingProxyType(
+    {"float32": (1e-5, 1e-5), "float16": (1e-3, 1e-3), "bfloat16": (1.6e-2, 1.6e-2), "float64": (1e-12, 1e-12)}
+)
+"""(atol, rtol) per dtype when a contract does not override them (DESIGN §2)."""
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One parameter of a task's entry point."""
+
+    name: str
+    """The parameter name; candidates must use the same one."""
+    has_default: bool = False
+    """Whether the parameter has a default value."""
+    default: Any = None
+    """The default value (a Python literal) when `has_default`."""
+
+    def render(self) -> str:
+        return f"{self.name}={self.default!r}" if self.has_default else self.name
+
+
+@dataclass(frozen=True)
+class Signature:
+    """The parameters of `reference`, which every candidate's entry point must repeat exactly."""
+
+    parameters: tuple[Parameter, ...]
+    """Positional-or-keyword parameters, in order."""
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.parameters)
+
+    def render(self) -> str:
+        return "(" + ", ".join(p.render() for p in self.parameters) + ")"
+
+
+@dataclass(frozen=True)
+class Workload:
+    """Named concrete sizes with a role; `params` is what `make_inputs` reads."""
+
+    name: str
+    """Unique within the task, e.g. `check_tail`."""
+    role: str
+    """One of ROLES."""
+    params: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    """JSON-like parameters (shapes, dims, flags) interpreted by the task's `make_inputs`."""
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """Elementwise allclose bounds: |out - ref| <= atol + rtol * |ref|."""
+
+    atol: float
+    rtol: float
+
+
+@dataclass(frozen=True)
+class Contract:
+    """How candidate outputs are compared with reference outputs."""
+
+    kind: str
+    """One of CONTRACT_KINDS. Integer and boolean outputs are always compared exactly."""
+    tolerances: Mapping[str, Tolerance]
+    """Per task dtype, defaults already filled in (used by `allclose`)."""
+    reduction_length: str | None = None
+    """Workload parameter holding the length of the reduction; atol is widened by its square root."""
+    tf32: bool = False
+    """Whether fp32 dot products may use tf32 (tolerances must then allow it)."""
+    bound: float | None = None
+    """For `quantized`: the largest allowed RMS(out - ref) / RMS(ref)."""
+
+    def tolerance(self, dtype: str, workload: Workload) -> Tolerance:
+        """The allclose bounds for one dtype and workload, widened for long reductions."""
+        base = self.tolerances[dtype]
+        if self.reduction_length is None:
+            return base
+        length = float(workload.params[self.reduction_length])
+        return Tolerance(atol=base.atol * math.sqrt(max(length, 1.0)), rtol=base.rtol)
+
+
+@dataclass(frozen=True)
+class Task:
+    """A benchmark task: everything about it that can be known without importing its code."""
+
+    name: str
+    """Task and entry-point name, e.g. `gelu`."""
+    category: str
+    """One of CATEGORIES."""
+    level: int
+    """1 single op, 2 fusion, 3 architecture."""
+    description: str
+    """The task module's docstring."""
+    signature: Signature
+    """Parameters of the reference, repeated by candidates."""
+    dtypes: tuple[str, ...]
+    """Dtypes every workload is evaluated in."""
+    contract: Contract
+    """The numerical contract."""
+    workloads: tuple[Workload, ...]
+    """All workloads, every role."""
+    path: Path
+    """The task folder."""
+    version: str
+    """Hash of task.py: evaluations depend on nothing else in the folder."""
+    reference_source: str
+    """Source of the `reference` function, for prompts and `kbx tasks show`."""
+
+    @property
+    def task_file(self) -> Path:
+        return self.path / "task.py"
+
+    @property
+    def solution_file(self) -> Path:
+        return self.path / "solution.py"
+
+    def wrong_files(self) -> list[Path]:
+        return sorted((self.path / "wrong").glob("*.py"))
+
+    def workloads_for(self, roles: tuple[str, ...]) -> tuple[Workload, ...]:
+        return tuple(w for w in self.workloads if w.role in roles)
+
+    def workload(self, name: str) -> Workload:
+        for w in self.workloads:
+            if w.name == name:
+                return w
+        raise KeyError(f"task {self.name} has no workload {name!r}")
