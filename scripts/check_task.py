@@ -19,8 +19,8 @@ os.environ.setdefault("TRITON_INTERPRET", "1")
 
 import torch  # noqa: E402
 
-from kbx.evaluate.compare import compare  # noqa: E402
-from kbx.evaluate.interpreter import install_autotune_shim  # noqa: E402
+from kbx.evaluation.compare import compare  # noqa: E402
+from kbx.evaluation.interpreter import install_autotune_shim  # noqa: E402
 from kbx.tasks.meta import read_task  # noqa: E402
 from kbx.tasks.module import import_task  # noqa: E402
 
@@ -69,7 +69,8 @@ def main(folder: str) -> int:
         expected = "PASSED" if path == task.solution_file else "not PASSED"
         ok = (verdict == "PASSED") == (path == task.solution_file)
         failed |= not ok
-        print(f"{'ok ' if ok else 'BAD'} {path.name:32s} {verdict:12s} ({expected}; {time.time() - start:.1f}s) {worst}")
+        took = time.time() - start
+        print(f"{'ok ' if ok else 'BAD'} {path.name:32s} {verdict:12s} ({expected}; {took:.1f}s) {worst}")
     return 1 if failed else 0
 
 

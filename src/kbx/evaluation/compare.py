@@ -7,50 +7,16 @@ A mismatch report says how many elements differ, where the first ones are, and t
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import torch
 
+from kbx.evaluation.verdict import Comparison, Mismatch
 from kbx.status import Status
 from kbx.tasks.spec import Contract, Tolerance, Workload
 
 _FIRST = 5
 _CHUNK = 1 << 22
-
-
-@dataclass(frozen=True)
-class Mismatch:
-    """One differing element."""
-
-    index: tuple[int, ...]
-    got: float
-    expected: float
-
-
-@dataclass(frozen=True)
-class Comparison:
-    """The verdict on one output of one case, and the numbers behind it."""
-
-    status: Status
-    """PASSED, or the failing status (WRONG_SHAPE, WRONG_DTYPE, NONFINITE, MISMATCH)."""
-    message: str = ""
-    """One line for humans; empty when passed."""
-    max_abs_error: float | None = None
-    max_rel_error: float | None = None
-    mismatches: int = 0
-    """Number of elements outside the contract."""
-    total: int = 0
-    """Number of elements compared."""
-    first: tuple[Mismatch, ...] = field(default_factory=tuple)
-    """The first few differing elements in row-major order."""
-    rel_rmse: float | None = None
-    """RMS(out - ref) / RMS(ref), reported for quantized contracts."""
-
-    def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["status"] = self.status.value
-        return data
 
 
 def compare(
@@ -79,7 +45,8 @@ def compare_tensor(
 ) -> Comparison:
     """Compare one output tensor with one reference tensor."""
     if not isinstance(out, torch.Tensor):
-        return Comparison(Status.WRONG_SHAPE, f"returned {type(out).__name__}, expected a Tensor")
+        kind = getattr(out, "type_name", type(out).__name__)
+        return Comparison(Status.WRONG_SHAPE, f"returned {kind}, expected a Tensor")
     if tuple(out.shape) != tuple(ref.shape):
         return Comparison(Status.WRONG_SHAPE, f"shape {tuple(out.shape)}, expected {tuple(ref.shape)}")
     if out.dtype != ref.dtype:
@@ -188,3 +155,22 @@ def _first_indices(bad: torch.Tensor) -> list[tuple[int, ...]]:
             flat_index //= size
         indices.append(tuple(reversed(idx)))
     return indices
+
+
+def changed_inputs(pristine: dict[str, Any], after: dict[str, torch.Tensor]) -> list[str]:
+    """Names of tensor inputs whose values changed during the candidate's call (bitwise, NaN-aware)."""
+    changed = []
+    for name, value in pristine.items():
+        if not isinstance(value, torch.Tensor):
+            continue
+        seen = after.get(name)
+        if seen is None or seen.shape != value.shape or seen.dtype != value.dtype:
+            changed.append(name)
+            continue
+        seen = seen.to(value.device)
+        same = seen == value
+        if value.is_floating_point():
+            same |= torch.isnan(seen) & torch.isnan(value)
+        if not bool(same.all()):
+            changed.append(name)
+    return changed

@@ -1,0 +1,1 @@
+"""Candidates: where they come from (files, directories, JSONL, LLM replies) and the static stage."""

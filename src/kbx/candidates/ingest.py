@@ -1,0 +1,120 @@
+"""Turn user sources into candidates: `.py` files, directories of them, and JSONL of replies (DESIGN §9).
+
+A `.py` file is matched to a task by `--tasks`, else by its file name (`gelu.py`, `gelu_v2.py`), else by the
+task-named function it defines. A JSONL line is `{"task": ..., "code": ...}` or `{"task": ..., "response": ...}`
+with a raw LLM reply. Input that cannot become a candidate (an unknown task, a line that is not JSON) is
+reported as a one-line problem and skipped; a reply with no code still becomes a candidate, which the static
+stage rejects with a clear status.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+
+from kbx.candidates.extract import extract_code
+from kbx.candidates.source import Candidate
+from kbx.errors import KbxError
+
+
+@dataclass
+class Ingested:
+    """Candidates read from sources, and the inputs that could not become candidates."""
+
+    candidates: list[Candidate] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    """One line per skipped input, naming where it came from and why."""
+
+
+def ingest(sources: Sequence[str | Path], task_names: Sequence[str], only: Sequence[str] | None = None) -> Ingested:
+    """Read candidates from files, directories and JSONL files.
+
+    Args:
+        sources: paths given by the user.
+        task_names: every task of the suite.
+        only: restrict to these tasks (`--tasks`); a single `.py` file is evaluated against each of them.
+    """
+    known = set(task_names)
+    result = Ingested()
+    for source in sources:
+        path = Path(source)
+        if not path.exists():
+            raise KbxError(f"{path}: no such file or directory")
+        files = sorted(p for p in path.rglob("*") if p.suffix in {".py", ".jsonl"}) if path.is_dir() else [path]
+        for file in files:
+            if file.suffix == ".jsonl":
+                _from_jsonl(file, known, only, result)
+            elif file.suffix == ".py":
+                _from_python(file, known, only, result)
+            else:
+                raise KbxError(f"{file}: expected a .py file, a directory or a .jsonl file")
+    return result
+
+
+def _from_python(path: Path, known: set[str], only: Sequence[str] | None, out: Ingested) -> None:
+    code = path.read_text(errors="replace")
+    if only and len(only) == 1:
+        tasks = list(only)
+    else:
+        tasks = _task_of_file(path, code, known)
+        if not tasks:
+            out.skipped.append(f"{path}: cannot tell which task it is for (name it after the task or use --tasks)")
+            return
+        tasks = [t for t in tasks if not only or t in only]
+    for task in tasks:
+        provenance = MappingProxyType({"method": "file", "path": str(path)})
+        out.candidates.append(Candidate(name=str(path), task=task, code=code, provenance=provenance))
+
+
+def _task_of_file(path: Path, code: str, known: set[str]) -> list[str]:
+    by_name = [t for t in known if path.stem == t or path.stem.startswith(t + "_") or path.stem.startswith(t + "-")]
+    if by_name:
+        return [max(by_name, key=len)]
+    try:
+        defined = {n.name for n in ast.parse(code).body if isinstance(n, ast.FunctionDef)}
+    except SyntaxError:
+        return []
+    matches = sorted(defined & known)
+    return matches if len(matches) == 1 else []
+
+
+def _from_jsonl(path: Path, known: set[str], only: Sequence[str] | None, out: Ingested) -> None:
+    for number, line in enumerate(path.read_text(errors="replace").splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{path}:{number}"
+        try:
+            record = json.loads(line)
+        except ValueError as exc:
+            out.skipped.append(f"{where}: not valid JSON ({exc.msg})")
+            continue
+        if not isinstance(record, dict) or not isinstance(record.get("task"), str):
+            out.skipped.append(f"{where}: expected an object with a string \"task\"")
+            continue
+        task = record["task"]
+        if task not in known:
+            out.skipped.append(f"{where}: unknown task {task!r}")
+            continue
+        if only and task not in only:
+            continue
+        out.candidates.append(_from_record(where, task, record))
+
+
+def _from_record(where: str, task: str, record: dict[str, object]) -> Candidate:
+    name = str(record.get("name") or where)
+    provenance = {k: v for k, v in record.items() if k not in {"task", "code"}}
+    provenance.setdefault("method", "jsonl")
+    if isinstance(record.get("code"), str):
+        return Candidate(name, task, record["code"], provenance=MappingProxyType(provenance))  # type: ignore[arg-type]
+    if isinstance(record.get("response"), str):
+        extraction = extract_code(record["response"], task)  # type: ignore[arg-type]
+        provenance["response"] = record["response"]
+        return Candidate(
+            name, task, extraction.code, provenance=MappingProxyType(provenance), problem=extraction.problem
+        )
+    return Candidate(name, task, None, provenance=MappingProxyType(provenance),
+                     problem="the record has neither \"code\" nor \"response\"")

@@ -1,0 +1,40 @@
+"""The Candidate value: source code plus where it came from."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+
+def content_hash(code: str) -> str:
+    """Stable identifier of a candidate's source."""
+    return hashlib.sha256(code.encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One candidate for one task."""
+
+    name: str
+    """Human-readable label: the file path, or `file.jsonl:LINE`."""
+    task: str
+    """Name of the task it is evaluated on (also the entry-point name)."""
+    code: str | None
+    """Python source; None when nothing usable could be extracted (then `problem` says why)."""
+    backend: str = "triton"
+    """`triton` (CUDA comes later)."""
+    provenance: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    """Method, model, sample, iteration, raw response ... whatever produced it."""
+    problem: str | None = None
+    """Why there is no code (e.g. a reply with no code block)."""
+
+    @property
+    def entry_point(self) -> str:
+        return self.task
+
+    @property
+    def hash(self) -> str:
+        return content_hash(self.code or "")

@@ -1,0 +1,108 @@
+"""The static stage: what can be decided from a candidate's source without running it (DESIGN §5).
+
+Checks, in order: there is code; it parses (else COMPILE_ERROR); it defines the entry point at top level with
+the task's exact parameters and defaults; it defines at least one `@triton.jit` kernel and uses it.
+Anti-cheat rules (forbidden modules and calls) plug in here as further named checks.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from kbx.status import Status
+from kbx.tasks.meta import signature_of
+from kbx.tasks.spec import Signature
+
+
+@dataclass(frozen=True)
+class StaticVerdict:
+    """None status means the candidate may run."""
+
+    status: Status | None
+    check: str = ""
+    """Name of the failing check, e.g. `entry_point`."""
+    message: str = ""
+
+
+PASS = StaticVerdict(None)
+
+
+def check_static(code: str | None, entry_point: str, signature: Signature, problem: str | None = None) -> StaticVerdict:
+    """Run the static checks on a candidate's source."""
+    if code is None or not code.strip():
+        return StaticVerdict(Status.REJECTED_STATIC, "has_code", problem or "the candidate has no code")
+    try:
+        tree = ast.parse(code)
+    except SyntaxError as exc:
+        return StaticVerdict(Status.COMPILE_ERROR, "parses", f"syntax error on line {exc.lineno}: {exc.msg}")
+    for check in (_entry_point, _uses_triton_kernel):
+        verdict = check(tree, entry_point, signature)
+        if verdict.status is not None:
+            return verdict
+    return PASS
+
+
+def _entry_point(tree: ast.Module, entry_point: str, signature: Signature) -> StaticVerdict:
+    defs = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == entry_point]
+    if not defs:
+        return StaticVerdict(
+            Status.REJECTED_STATIC, "entry_point", f"no top-level function `{entry_point}` is defined"
+        )
+    try:
+        actual = signature_of(defs[-1])
+    except ValueError as exc:
+        return StaticVerdict(Status.REJECTED_STATIC, "entry_point", f"`{entry_point}`: {exc}")
+    if actual != signature:
+        return StaticVerdict(
+            Status.REJECTED_STATIC,
+            "entry_point",
+            f"`{entry_point}{actual.render()}` must have the parameters {signature.render()}",
+        )
+    return PASS
+
+
+def _uses_triton_kernel(tree: ast.Module, entry_point: str, signature: Signature) -> StaticVerdict:
+    jit_names, triton_names = _triton_aliases(tree)
+    kernels = {
+        node.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef)
+        and any(_is_jit(d, jit_names, triton_names) for d in node.decorator_list)
+    }
+    if not kernels:
+        return StaticVerdict(Status.REJECTED_STATIC, "triton_kernel", "no @triton.jit kernel is defined")
+    used = {
+        node.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in kernels
+    }
+    if not used:
+        return StaticVerdict(
+            Status.REJECTED_STATIC, "triton_kernel", f"kernel(s) {', '.join(sorted(kernels))} are never launched"
+        )
+    return PASS
+
+
+def _triton_aliases(tree: ast.Module) -> tuple[set[str], set[str]]:
+    """Names bound to `triton.jit` (`from triton import jit`) and to the module (`import triton as tr`)."""
+    jit_names, module_names = set(), {"triton"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "triton":
+            jit_names.update(a.asname or a.name for a in node.names if a.name == "jit")
+        elif isinstance(node, ast.Import):
+            module_names.update(a.asname for a in node.names if a.name == "triton" and a.asname)
+    return jit_names, module_names
+
+
+def _is_jit(decorator: ast.expr, jit_names: set[str], triton_names: set[str]) -> bool:
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    if isinstance(target, ast.Name):
+        return target.id in jit_names
+    return isinstance(target, ast.Attribute) and target.attr == "jit" and _root_name(target) in triton_names
+
+
+def _root_name(node: ast.expr) -> str | None:
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None

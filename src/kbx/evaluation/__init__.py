@@ -1,0 +1,1 @@
+"""Evaluation: static checks, isolated candidate workers, a trusted worker, and comparison."""

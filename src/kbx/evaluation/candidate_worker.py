@@ -1,0 +1,142 @@
+"""The candidate worker: a fresh process that imports one candidate and calls it on every case (DESIGN §4).
+
+It is started by `kbx.evaluation.sandbox` with a scrubbed environment, in its own temporary directory, and
+killed from outside when it overruns. It regenerates each case's inputs from the seed, calls the candidate,
+and saves the outputs plus the inputs as they are after the call, for the trusted worker to judge. Reference
+outputs never exist here. Progress travels as JSON lines on a dedicated pipe, never on stdout.
+
+Everything imported here must be importable with torch + triton + numpy + the standard library.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import resource
+import sys
+import traceback
+from pathlib import Path
+from typing import Any
+
+_TRACE_LIMIT = 4000
+
+
+class _Channel:
+    """JSON lines to the orchestrator on an inherited pipe."""
+
+    def __init__(self, fd: int) -> None:
+        self._file = os.fdopen(fd, "w", buffering=1)
+
+    def send(self, event: str, **fields: Any) -> None:
+        self._file.write(json.dumps({"event": event, **fields}) + "\n")
+        self._file.flush()
+
+
+def main(argv: list[str]) -> int:
+    spec = json.loads(Path(argv[0]).read_text())
+    channel = _Channel(spec["channel_fd"])
+    _limit_resources(spec["limits"])
+    _install_audit_hook()
+    os.chdir(spec["cwd"])
+
+    import torch
+
+    from kbx.evaluation.outputs import pack_inputs, pack_outputs
+    from kbx.tasks.meta import read_task
+    from kbx.tasks.module import import_task
+
+    device = spec["device"]
+    if device == "cpu":
+        from kbx.evaluation.interpreter import install_autotune_shim
+
+        install_autotune_shim()
+        torch.set_num_threads(1)
+    task = read_task(Path(spec["task_dir"]))
+    make_inputs = import_task(task).make_inputs
+    channel.send("started", pid=os.getpid())
+
+    try:
+        entry = _import_candidate(Path(spec["candidate_file"]), task.name)
+    except BaseException as exc:  # candidate failures are data: report and stop
+        channel.send("import_error", **_describe(exc, importing=True))
+        return 0
+    channel.send("imported")
+
+    for case in spec["cases"]:
+        index = case["index"]
+        generator = torch.Generator(device=device).manual_seed(case["seed"])
+        inputs = make_inputs(task.workload(case["workload"]), case["dtype"], generator)
+        channel.send("case_start", index=index)
+        try:
+            result = entry(**inputs)
+            if device == "cuda":
+                torch.cuda.synchronize()
+        except BaseException as exc:
+            channel.send("case_error", index=index, **_describe(exc, importing=False))
+            return 0
+        path = Path(spec["job_dir"]) / f"case_{index}.pt"
+        torch.save({"outputs": pack_outputs(result), "inputs": pack_inputs(inputs)}, path)
+        channel.send("case_done", index=index, file=path.name)
+    channel.send("finished")
+    return 0
+
+
+def _import_candidate(path: Path, entry_point: str) -> Any:
+    spec = importlib.util.spec_from_file_location("candidate", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["candidate"] = module
+    spec.loader.exec_module(module)
+    entry = getattr(module, entry_point, None)
+    if not callable(entry):
+        raise AttributeError(f"the candidate module has no callable `{entry_point}` after import")
+    return entry
+
+
+def _describe(exc: BaseException, importing: bool) -> dict[str, Any]:
+    """Status and trimmed error text for an exception raised by candidate code."""
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    if len(text) > _TRACE_LIMIT:
+        text = text[:1000] + "\n...\n" + text[-(_TRACE_LIMIT - 1000) :]
+    return {
+        "status": _classify(exc, importing),
+        "error": f"{type(exc).__name__}: {str(exc)[:500]}",
+        "traceback": text,
+    }
+
+
+def _classify(exc: BaseException, importing: bool) -> str:
+    name = type(exc).__name__
+    module = type(exc).__module__ or ""
+    message = str(exc)
+    if isinstance(exc, MemoryError) or name == "OutOfMemoryError":
+        return "OUT_OF_MEMORY"
+    if "illegal memory access" in message or "misaligned address" in message or "unspecified launch" in message:
+        return "CRASHED"
+    if importing or module.startswith("triton.compiler") or name in {"CompilationError", "PTXASError"}:
+        return "COMPILE_ERROR"
+    return "RUNTIME_ERROR"
+
+
+def _limit_resources(limits: dict[str, int]) -> None:
+    """Self-imposed limits, set before any candidate code runs (soft = hard, so they cannot be raised)."""
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    for name, value in limits.items():
+        which = getattr(resource, name)
+        resource.setrlimit(which, (value, value))
+
+
+def _install_audit_hook() -> None:
+    """Deny network access to candidate code; anti-cheat rules build on this hook."""
+    denied = {"socket.connect", "socket.bind", "socket.getaddrinfo"}
+
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        if event in denied:
+            raise PermissionError(f"kbx sandbox: {event} is not allowed")
+
+    sys.addaudithook(hook)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,42 @@
+"""How a candidate's return value and post-call inputs are packed for the trusted worker.
+
+Only plain tensors and primitive markers are saved, so the trusted side can load them with
+`torch.load(weights_only=True)`, which never executes pickled code.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+
+def pack_outputs(result: Any) -> list[Any]:
+    """Flatten a return value into plain tensors or `{"type": ...}` markers for non-tensors."""
+    items = list(result) if isinstance(result, (tuple, list)) else [result]
+    return [_plain(item) for item in items]
+
+
+def pack_inputs(inputs: dict[str, Any]) -> dict[str, torch.Tensor]:
+    """The tensor arguments as they are after the call."""
+    return {name: value.detach() for name, value in inputs.items() if isinstance(value, torch.Tensor)}
+
+
+def _plain(item: Any) -> Any:
+    if type(item) is torch.Tensor:
+        return item.detach()
+    return {"type": type(item).__name__}
+
+
+def unpack_output(item: Any) -> Any:
+    """Inverse of `_plain` for comparison: markers become a stand-in object named for the original type."""
+    if isinstance(item, torch.Tensor):
+        return item
+    return _Marker(item.get("type", "object"))
+
+
+class _Marker:
+    """Stands for a non-tensor the candidate returned; its type name shows in the mismatch message."""
+
+    def __init__(self, type_name: str) -> None:
+        self.type_name = type_name

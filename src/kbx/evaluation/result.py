@@ -1,0 +1,94 @@
+"""The Evaluation value: one candidate on one task on one device (DESIGN §2), and its JSON row (§9)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from kbx.evaluation.verdict import Comparison
+from kbx.status import Status
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """Correctness of one case (workload x dtype x seed)."""
+
+    index: int
+    workload: str
+    dtype: str
+    secret: bool
+    status: Status
+    message: str = ""
+    comparisons: tuple[Comparison, ...] = ()
+    """One per output tensor."""
+    mutated_inputs: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "workload": self.workload,
+            "dtype": self.dtype,
+            "seed": "secret" if self.secret else "public",
+            "status": self.status.value,
+            "message": self.message,
+            "outputs": [c.to_json() for c in self.comparisons],
+            "mutated_inputs": list(self.mutated_inputs),
+        }
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """The verdict on one candidate for one task on one device, with everything needed to explain it."""
+
+    task: str
+    category: str
+    candidate: str
+    """The candidate's label (file path or JSONL line)."""
+    candidate_hash: str
+    status: Status
+    message: str
+    """One line saying why, empty when PASSED."""
+    stage: str
+    """The stage that decided: static, call, correctness."""
+    device: str
+    task_version: str
+    cases: tuple[CaseResult, ...] = ()
+    elapsed_s: float = 0.0
+    worker_output: str = ""
+    """Head and tail of what the candidate printed."""
+    error: str = ""
+    """Traceback of the candidate's exception, trimmed."""
+    provenance: dict[str, Any] = field(default_factory=dict)
+    environment: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def call_ok(self) -> bool:
+        return self.status.call_ok
+
+    @property
+    def exe_ok(self) -> bool:
+        return self.status.exe_ok
+
+    def to_json(self) -> dict[str, Any]:
+        """The results.jsonl row. Timing fields are null until the performance stage measures them."""
+        return {
+            "task": self.task,
+            "category": self.category,
+            "candidate": self.candidate,
+            "candidate_hash": self.candidate_hash,
+            "status": self.status.value,
+            "call_ok": self.call_ok,
+            "exe_ok": self.exe_ok,
+            "device": self.device,
+            "stage": self.stage,
+            "message": self.message,
+            "speedup_eager": None,
+            "speedup_compile": None,
+            "sol_fraction": None,
+            "task_version": self.task_version,
+            "elapsed_s": round(self.elapsed_s, 3),
+            "cases": [c.to_json() for c in self.cases],
+            "error": self.error,
+            "worker_output": self.worker_output,
+            "provenance": self.provenance,
+            "environment": self.environment,
+        }

@@ -1,0 +1,207 @@
+"""Run the candidate worker in a fresh, scrubbed, limited process and collect what it reported (DESIGN §4).
+
+The worker's stdout and stderr are drained continuously and only a head and a tail are kept, so a candidate
+that prints 100 MB neither blocks nor floods memory. The wall-clock limit is enforced from here by killing the
+worker's whole process group.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import kbx
+from kbx.evaluation.cases import Case
+
+_KEEP_ENV = ("PATH", "LANG", "LC_ALL", "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "CUDA_VISIBLE_DEVICES",
+             "TRITON_PTXAS_PATH", "TRITON_LIBCUDA_PATH", "NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST",
+             "NVSHMEM_DISABLE_NVLS")
+_OUTPUT_KEEP = 8192
+_GIB = 1 << 30
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits of one candidate worker."""
+
+    timeout_s: float = 300.0
+    """Wall-clock limit for the whole job (import, compile, every case)."""
+    memory_bytes: int | None = 8 * _GIB
+    """Address-space cap; applied on the CPU only (CUDA reserves huge virtual ranges)."""
+    file_bytes: int = 32 * _GIB
+    """Largest file the worker may write."""
+    open_files: int = 4096
+
+
+@dataclass
+class WorkerRun:
+    """What one candidate worker did, as seen from outside."""
+
+    events: list[dict[str, Any]] = field(default_factory=list)
+    returncode: int | None = None
+    timed_out: bool = False
+    elapsed_s: float = 0.0
+    output: str = ""
+    """Head and tail of the worker's stdout+stderr."""
+    job_dir: Path | None = None
+
+
+def scratch_root() -> Path:
+    """Where job directories go: RAM-backed /dev/shm when usable (outputs can be large), else the temp dir."""
+    shm = Path("/dev/shm")
+    if shm.is_dir() and os.access(shm, os.W_OK) and shutil.disk_usage(shm).free > 4 * _GIB:
+        return shm
+    return Path(tempfile.gettempdir())
+
+
+def run_worker(
+    task_dir: Path, code: str, cases: list[Case], device: str, limits: Limits, job_dir: Path
+) -> WorkerRun:
+    """Start a candidate worker on `cases` and wait for it, killing it at the time limit."""
+    cwd = job_dir / "cwd"
+    cwd.mkdir(parents=True)
+    candidate_file = job_dir / "candidate.py"
+    candidate_file.write_text(code)
+    read_fd, write_fd = os.pipe()
+    spec = {
+        "channel_fd": write_fd,
+        "task_dir": str(task_dir),
+        "candidate_file": str(candidate_file),
+        "job_dir": str(job_dir),
+        "cwd": str(cwd),
+        "device": device,
+        "cases": [{"index": c.index, "workload": c.workload, "dtype": c.dtype, "seed": c.seed} for c in cases],
+        "limits": _rlimits(limits, device),
+    }
+    spec_file = job_dir / "job.json"
+    spec_file.write_text(json.dumps(spec))
+    run = WorkerRun(job_dir=job_dir)
+    start = time.monotonic()
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-I", "-u", "-c", _bootstrap(), str(spec_file)],
+            cwd=cwd,
+            env=_scrubbed_env(cwd, device),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            pass_fds=(write_fd,),
+            start_new_session=True,
+        )
+    finally:
+        os.close(write_fd)
+    output = _BoundedReader(proc.stdout)
+    events = _EventReader(read_fd)
+    try:
+        proc.wait(timeout=limits.timeout_s)
+    except subprocess.TimeoutExpired:
+        run.timed_out = True
+        _kill_group(proc)
+        proc.wait()
+    run.returncode = proc.returncode
+    run.elapsed_s = time.monotonic() - start
+    _kill_group(proc)  # grandchildren the candidate may have left behind
+    run.output = output.finish()
+    run.events = events.finish()
+    return run
+
+
+def _bootstrap() -> str:
+    src = str(Path(kbx.__file__).resolve().parent.parent)
+    return (
+        f"import sys; sys.path.insert(0, {src!r}); "
+        "from kbx.evaluation.candidate_worker import main; sys.exit(main(sys.argv[1:]))"
+    )
+
+
+def _scrubbed_env(cwd: Path, device: str) -> dict[str, str]:
+    env = {k: os.environ[k] for k in _KEEP_ENV if k in os.environ}
+    env.update(HOME=str(cwd), TMPDIR=str(cwd), TRITON_CACHE_DIR=str(cwd / ".triton"))
+    if device == "cpu":
+        env.update(TRITON_INTERPRET="1", CUDA_VISIBLE_DEVICES="", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    return env
+
+
+def _rlimits(limits: Limits, device: str) -> dict[str, int]:
+    values = {
+        "RLIMIT_FSIZE": limits.file_bytes,
+        "RLIMIT_NOFILE": limits.open_files,
+        "RLIMIT_CPU": int(limits.timeout_s) + 60,
+    }
+    if device == "cpu" and limits.memory_bytes:
+        values["RLIMIT_AS"] = limits.memory_bytes
+    return values
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+class _BoundedReader:
+    """Drains a stream on a thread, keeping its first and last bytes."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+        self._head = bytearray()
+        self._tail = bytearray()
+        self._dropped = 0
+        self._thread = threading.Thread(target=self._drain, daemon=True)
+        self._thread.start()
+
+    def _drain(self) -> None:
+        while chunk := self._stream.read1(65536):
+            room = _OUTPUT_KEEP - len(self._head)
+            if room > 0:
+                self._head += chunk[:room]
+                chunk = chunk[room:]
+            self._tail += chunk
+            if len(self._tail) > _OUTPUT_KEEP:
+                self._dropped += len(self._tail) - _OUTPUT_KEEP
+                del self._tail[: len(self._tail) - _OUTPUT_KEEP]
+
+    def finish(self) -> str:
+        self._thread.join(timeout=10)
+        self._stream.close()
+        middle = f"\n[... {self._dropped} bytes dropped ...]\n" if self._dropped else ""
+        return (bytes(self._head) + middle.encode() + bytes(self._tail)).decode(errors="replace")
+
+
+class _EventReader:
+    """Reads JSON-line events from the worker's channel on a thread."""
+
+    _MAX_EVENTS = 100_000
+
+    def __init__(self, fd: int) -> None:
+        self._file = os.fdopen(fd, "rb")
+        self._events: list[dict[str, Any]] = []
+        self._thread = threading.Thread(target=self._drain, daemon=True)
+        self._thread.start()
+
+    def _drain(self) -> None:
+        for line in self._file:
+            if len(self._events) >= self._MAX_EVENTS:
+                continue
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(event, dict):
+                self._events.append(event)
+
+    def finish(self) -> list[dict[str, Any]]:
+        self._thread.join(timeout=10)
+        self._file.close()
+        return self._events

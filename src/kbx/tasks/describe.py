@@ -1,0 +1,41 @@
+"""Human-readable description of a task, for `kbx tasks show` (and later, prompts)."""
+
+from __future__ import annotations
+
+import json
+
+from kbx.tasks.spec import Task
+
+
+def describe(task: Task) -> str:
+    """Description, signature, contract, workloads and reference source of a task."""
+    c = task.contract
+    contract = [f"  kind: {c.kind}"]
+    for dtype, tol in c.tolerances.items():
+        if c.kind == "allclose":
+            contract.append(f"  {dtype}: atol={tol.atol:g} rtol={tol.rtol:g}")
+    if c.reduction_length:
+        contract.append(f"  atol widened by sqrt({c.reduction_length})")
+    if c.kind == "quantized":
+        contract.append(f"  bound: RMS(out - ref) / RMS(ref) <= {c.bound:g}")
+    contract.append(f"  tf32 allowed: {'yes' if c.tf32 else 'no'}")
+    workloads = [f"  {w.role:6s} {w.name:20s} {json.dumps(dict(w.params))}" for w in task.workloads]
+    return "\n".join(
+        [
+            f"{task.name}  ({task.category}, level {task.level}, version {task.version})",
+            "",
+            task.description,
+            "",
+            f"signature: {task.name}{task.signature.render()}",
+            f"dtypes: {', '.join(task.dtypes)}",
+            "contract:",
+            *contract,
+            "workloads:",
+            *workloads,
+            "",
+            "reference:",
+            task.reference_source,
+            "",
+            f"folder: {task.path}",
+        ]
+    )
