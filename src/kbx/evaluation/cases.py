@@ -31,7 +31,7 @@ class Case:
     """Whether the base seed was the run's secret one."""
 
     def label(self) -> str:
-        return f"{self.workload}/{self.dtype}/{'secret' if self.secret else 'seed'}"
+        return f"{self.workload}/{self.dtype}/{'secret' if self.secret else 'public'} seed"
 
 
 def new_secret_seed() -> int:

@@ -59,7 +59,7 @@ def compare_tensor(
     o, r = out.double(), ref.double()
     nonfinite = ~torch.isfinite(o) & torch.isfinite(r)
     if bool(nonfinite.any()):
-        return _report(Status.NONFINITE, "non-finite values where the reference is finite", nonfinite, o, r)
+        return _report(Status.NONFINITE, "are non-finite where the reference is finite", nonfinite, o, r)
     if contract.kind == "quantized":
         return _quantized(o, r, contract, total)
     return _allclose(o, r, contract.tolerance(dtype, workload), total)
@@ -72,7 +72,7 @@ def _exact(out: torch.Tensor, ref: torch.Tensor, total: int) -> Comparison:
     bad = ~same
     if not bool(bad.any()):
         return Comparison(Status.PASSED, total=total, max_abs_error=0.0, max_rel_error=0.0)
-    return _report(Status.MISMATCH, "values differ (exact contract)", bad, out.double(), ref.double())
+    return _report(Status.MISMATCH, "differ (exact contract)", bad, out.double(), ref.double())
 
 
 def _allclose(o: torch.Tensor, r: torch.Tensor, tol: Tolerance, total: int) -> Comparison:
@@ -85,7 +85,7 @@ def _allclose(o: torch.Tensor, r: torch.Tensor, tol: Tolerance, total: int) -> C
     if not bool(bad.any()):
         max_abs, max_rel = _errors(diff, r)
         return Comparison(Status.PASSED, total=total, max_abs_error=max_abs, max_rel_error=max_rel)
-    message = f"outside atol={tol.atol:.3g}, rtol={tol.rtol:.3g}"
+    message = f"are outside atol={tol.atol:.3g}, rtol={tol.rtol:.3g}"
     return _report(Status.MISMATCH, message, bad, o, r)
 
 

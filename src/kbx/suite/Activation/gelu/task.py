@@ -8,7 +8,6 @@ bf16 inputs are computed in fp32 and rounded once, as PyTorch does. Inputs mix a
 outliers (where GELU saturates to x or to 0) and come in contiguous and non-contiguous layouts.
 """
 
-import torch
 import torch.nn.functional as F
 
 from kbx.tasks import inputs

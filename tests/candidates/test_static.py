@@ -1,0 +1,64 @@
+import pytest
+
+from kbx.candidates.static import check_static
+from kbx.status import Status
+from kbx.tasks.meta import parse_signature
+
+SIG = parse_signature("(input, approximate='none')")
+KERNEL = """
+import triton
+import triton.language as tl
+
+@triton.jit
+def _k(x_ptr, BLOCK: tl.constexpr):
+    pass
+"""
+
+
+def verdict(code):
+    return check_static(code, "gelu", SIG)
+
+
+def test_good_candidate_passes():
+    assert verdict(KERNEL + "\ndef gelu(input, approximate='none'):\n    _k[(1,)](input, BLOCK=4)\n").status is None
+
+
+def test_no_code():
+    assert verdict(None).status is Status.REJECTED_STATIC
+    assert check_static("  ", "gelu", SIG, problem="the reply contains no code block").message.endswith("block")
+
+
+def test_syntax_error_is_compile_error():
+    result = verdict("def gelu(input, approximate='none'):\n    return (\n")
+    assert result.status is Status.COMPILE_ERROR and "line" in result.message
+
+
+def test_missing_entry_point():
+    result = verdict(KERNEL + "\ndef other(input):\n    _k[(1,)](input, BLOCK=4)\n")
+    assert result.status is Status.REJECTED_STATIC and result.check == "entry_point"
+
+
+@pytest.mark.parametrize("params", ["input", "input, approximate='tanh'", "x, approximate='none'", "*args"])
+def test_wrong_parameters(params):
+    result = verdict(KERNEL + f"\ndef gelu({params}):\n    _k[(1,)](input, BLOCK=4)\n")
+    assert result.status is Status.REJECTED_STATIC and result.check == "entry_point"
+
+
+def test_no_kernel():
+    result = verdict("import torch\n\ndef gelu(input, approximate='none'):\n    return torch.nn.functional.gelu(input)\n")
+    assert result.status is Status.REJECTED_STATIC and result.check == "triton_kernel"
+
+
+def test_kernel_never_launched():
+    result = verdict(KERNEL + "\ndef gelu(input, approximate='none'):\n    return input\n")
+    assert result.status is Status.REJECTED_STATIC and "never launched" in result.message
+
+
+@pytest.mark.parametrize(
+    "header",
+    ["import triton as tr\nimport triton.language as tl\n@tr.jit", "from triton import jit\n@jit",
+     "import triton\n@triton.jit(do_not_specialize=['n'])"],
+)
+def test_jit_aliases_are_recognised(header):
+    code = f"{header}\ndef _k(x):\n    pass\n\ndef gelu(input, approximate='none'):\n    _k[(1,)](input)\n"
+    assert verdict(code).status is None

@@ -1,0 +1,97 @@
+import math
+from types import MappingProxyType
+
+import torch
+
+from kbx.evaluation.compare import changed_inputs, compare
+from kbx.status import Status
+from kbx.tasks.spec import Contract, Tolerance, Workload
+
+W = Workload("w", "check", MappingProxyType({"K": 400}))
+
+
+def contract(kind="allclose", **kw):
+    tols = MappingProxyType({"float32": Tolerance(1e-5, 1e-5), "float16": Tolerance(1e-3, 1e-3)})
+    return Contract(kind=kind, tolerances=tols, **kw)
+
+
+def one(got, ref, c=None, dtype="float32"):
+    (result,) = compare(got, [ref], c or contract(), dtype, W)
+    return result
+
+
+def test_equal_tensors_pass_with_zero_error():
+    x = torch.randn(10, 10)
+    result = one(x.clone(), x)
+    assert result.status is Status.PASSED and result.max_abs_error == 0.0
+
+
+def test_mismatch_report_counts_and_locates():
+    ref = torch.zeros(4, 5)
+    got = ref.clone()
+    got[1, 2] = 1.0
+    got[3, 4] = -2.0
+    result = one(got, ref)
+    assert result.status is Status.MISMATCH
+    assert result.mismatches == 2 and result.total == 20
+    assert [m.index for m in result.first] == [(1, 2), (3, 4)]
+    assert result.max_abs_error == 2.0 and "2 of 20" in result.message
+
+
+def test_tolerance_is_atol_plus_rtol():
+    ref = torch.full((3,), 100.0)
+    assert one(ref + 100.0 * 1e-5, ref).status is Status.PASSED
+    assert one(ref + 3e-3, ref).status is Status.MISMATCH
+
+
+def test_reduction_length_widens_atol():
+    c = contract(reduction_length="K")
+    ref = torch.zeros(3)
+    assert one(ref + 1.5e-4, ref, c).status is Status.PASSED  # 1e-5 * sqrt(400) = 2e-4
+    assert one(ref + 3e-4, ref, c).status is Status.MISMATCH
+
+
+def test_nan_where_reference_is_finite_is_nonfinite():
+    ref = torch.ones(5)
+    got = ref.clone()
+    got[2] = math.nan
+    assert one(got, ref).status is Status.NONFINITE
+
+
+def test_matching_nan_and_inf_are_accepted():
+    ref = torch.tensor([math.nan, math.inf, -math.inf, 1.0])
+    assert one(ref.clone(), ref).status is Status.PASSED
+    assert one(torch.tensor([1.0, math.inf, -math.inf, 1.0]), ref).status is Status.MISMATCH
+
+
+def test_shape_dtype_and_type_errors():
+    ref = torch.zeros(2, 3)
+    assert one(torch.zeros(3, 2), ref).status is Status.WRONG_SHAPE
+    assert one(torch.zeros(2, 3, dtype=torch.float64), ref).status is Status.WRONG_DTYPE
+    assert one(None, ref).status is Status.WRONG_SHAPE
+    (result,) = compare((ref, ref), [ref], contract(), "float32", W)
+    assert result.status is Status.WRONG_SHAPE and "2 outputs" in result.message
+
+
+def test_integer_outputs_compare_exactly():
+    ref = torch.tensor([0, 3, 7])
+    assert one(ref.clone(), ref).status is Status.PASSED
+    assert one(torch.tensor([0, 3, 6]), ref).status is Status.MISMATCH
+
+
+def test_quantized_bound_is_scale_relative():
+    ref = torch.randn(1000, generator=torch.Generator().manual_seed(0)) * 1000
+    noise = torch.randn(1000, generator=torch.Generator().manual_seed(1))
+    c = contract("quantized", bound=0.01)
+    close = one(ref + noise * 5, ref, c)  # ~0.5 % of RMS
+    far = one(ref + noise * 50, ref, c)  # ~5 % of RMS
+    assert close.status is Status.PASSED and 0.003 < close.rel_rmse < 0.008
+    assert far.status is Status.MISMATCH and "exceeds" in far.message
+
+
+def test_changed_inputs_names_the_mutated_tensor():
+    a, b = torch.randn(4), torch.tensor([math.nan, 1.0])
+    after = {"a": a.clone(), "b": b.clone()}
+    assert changed_inputs({"a": a, "b": b, "k": 3}, after) == []
+    after["a"][0] += 1
+    assert changed_inputs({"a": a, "b": b}, after) == ["a"]

@@ -1,0 +1,29 @@
+"""On a GPU: every solution passes on every workload, bench included; every wrong candidate still fails."""
+
+from __future__ import annotations
+
+import pytest
+
+from kbx.candidates.source import Candidate
+from kbx.evaluation.pipeline import Evaluator
+from kbx.evaluation.sandbox import Limits
+from tests.suite.test_integrity import CANDIDATES, expected_status
+
+pytestmark = pytest.mark.gpu
+
+
+@pytest.fixture(scope="module")
+def gpu_evaluator():
+    with Evaluator("cuda", Limits(timeout_s=300)) as evaluator:
+        yield evaluator
+
+
+@pytest.mark.parametrize(
+    ("task", "path"), CANDIDATES, ids=[f"{t.name}/{p.parent.name}/{p.stem}" for t, p in CANDIDATES]
+)
+def test_candidate_on_gpu(gpu_evaluator, task, path):
+    evaluation = gpu_evaluator.evaluate(task, Candidate(str(path), task.name, path.read_text()))
+    assert evaluation.device == "cuda"
+    if path.name == "solution.py":
+        assert any(c.workload.startswith("bench") or "bench" in c.workload for c in evaluation.cases)
+    assert evaluation.status.value == expected_status(path), evaluation.message

@@ -1,0 +1,78 @@
+"""The suite's own test (DESIGN §3): every task loads, its reference is deterministic, its solution passes on the
+CPU interpreter (smoke + check) and every wrong/* candidate fails with its expected status."""
+
+from __future__ import annotations
+
+import ast
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+import torch
+
+from kbx.candidates.source import Candidate
+from kbx.evaluation.cases import DEVICE_ROLES
+from kbx.evaluation.result import Evaluation
+from kbx.tasks.module import import_task
+from kbx.tasks.registry import default_suite_root, load_suite
+from kbx.tasks.spec import Task
+from kbx.tasks.validate import check_code
+
+TASKS = load_suite(default_suite_root())
+CANDIDATES = [(t, p) for t in TASKS for p in [t.solution_file, *t.wrong_files()]]
+
+
+def expected_status(path: Path) -> str:
+    """`PASSED` for a solution; the `EXPECT = "..."` literal of a wrong candidate."""
+    if path.name == "solution.py":
+        return "PASSED"
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "EXPECT" for t in node.targets):
+            return ast.literal_eval(node.value)
+    raise AssertionError(f"{path} has no EXPECT = \"<STATUS>\"")
+
+
+@pytest.fixture(scope="session")
+def verdicts(cpu_evaluator) -> dict[Path, Evaluation]:
+    """Evaluate every solution and wrong candidate of the suite once, two workers at a time."""
+
+    def run(pair: tuple[Task, Path]) -> tuple[Path, Evaluation]:
+        task, path = pair
+        return path, cpu_evaluator.evaluate(task, Candidate(str(path), task.name, path.read_text()))
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(pool.map(run, CANDIDATES))
+
+
+def test_suite_has_the_starter_tasks():
+    assert len(TASKS) >= 16
+    assert len({t.category for t in TASKS}) >= 10
+
+
+@pytest.mark.parametrize("task", TASKS, ids=lambda t: t.name)
+def test_task_code_runs_and_every_task_has_a_wrong_candidate(task):
+    check_code(task)
+    assert task.solution_file.is_file() and task.wrong_files(), f"{task.name} needs solution.py and wrong/*.py"
+
+
+@pytest.mark.parametrize("task", TASKS, ids=lambda t: t.name)
+def test_reference_is_deterministic(task):
+    code = import_task(task)
+    for workload in task.workloads_for(DEVICE_ROLES["cpu"]):
+        dtype = task.dtypes[0]
+        outputs = []
+        for _ in range(2):
+            inputs = code.make_inputs(workload, dtype, torch.Generator().manual_seed(1234))
+            result = code.reference(**inputs)
+            outputs.append(list(result) if isinstance(result, (tuple, list)) else [result])
+        for a, b in zip(*outputs):
+            assert torch.equal(a, b) or torch.allclose(a, b, rtol=0, atol=0, equal_nan=True), workload.name
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("task", "path"), CANDIDATES, ids=[f"{t.name}/{p.parent.name}/{p.stem}" for t, p in CANDIDATES]
+)
+def test_candidate_gets_its_expected_status(verdicts, task, path):
+    evaluation = verdicts[path]
+    assert evaluation.status.value == expected_status(path), evaluation.message

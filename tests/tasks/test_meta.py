@@ -1,0 +1,80 @@
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kbx.errors import TaskError
+from kbx.tasks.meta import parse_signature, read_task
+from kbx.tasks.registry import default_suite_root, validate_suite
+
+GELU = default_suite_root() / "Activation" / "gelu"
+
+
+@pytest.fixture
+def task_copy(tmp_path: Path) -> Path:
+    folder = tmp_path / "Activation" / "gelu"
+    shutil.copytree(GELU, folder)
+    return folder
+
+
+def corrupt(folder: Path, old: str, new: str) -> None:
+    path = folder / "task.py"
+    text = path.read_text()
+    assert old in text, old
+    path.write_text(text.replace(old, new, 1))
+
+
+def test_reads_gelu():
+    task = read_task(GELU)
+    assert task.name == "gelu" and task.category == "Activation" and task.level == 1
+    assert task.signature.render() == "(input, approximate='none')"
+    assert task.contract.tolerances["bfloat16"].rtol == 1.6e-2
+    assert {w.role for w in task.workloads} == {"smoke", "check", "bench"}
+    assert "def reference" in task.reference_source and task.description.startswith("GELU")
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "problem"),
+    [
+        ('"category": "Activation"', '"category": "Activations"', "is not one of"),
+        ('"signature": "(input, approximate=\'none\')"', '"signature": "(input)"', "does not match"),
+        ('"dtypes": ["float32", "bfloat16"]', '"dtypes": ["float31"]', "dtype 'float31'"),
+        ('"contract": {"kind": "allclose"}', '"contract": {"kind": "allclose", "tolerance": {"float32": [0, 1e-9]}}',
+         "tighter than one ulp"),
+        ('"contract": {"kind": "allclose"}', '"contract": {"kind": "close"}', "kind is one of"),
+        ('"role": "bench"', '"role": "benchmark"', "role 'benchmark'"),
+        ('"name": "gelu"', '"name": "gelu2"', "differs from its folder"),
+        ("def make_inputs(workload, dtype, generator)", "def make_inputs(workload, dtype)", "make_inputs must take"),
+        ("def reference(", "def reference2(", "no top-level function `reference`"),
+        ("TASK = {", "TASK = dict(x=1) or {", "must be a literal dict"),
+        ("from kbx.tasks import inputs\n", "from kbx.tasks import (\n", "syntax error on line"),
+    ],
+)
+def test_malformed_task_names_file_and_problem(task_copy, old, new, problem):
+    corrupt(task_copy, old, new)
+    with pytest.raises(TaskError) as info:
+        read_task(task_copy)
+    assert str(task_copy / "task.py") in str(info.value) and problem in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_missing_bench_workload(task_copy):
+    text = (task_copy / "task.py").read_text().replace('"role": "bench"', '"role": "check"')
+    (task_copy / "task.py").write_text(text)
+    with pytest.raises(TaskError, match="at least one 'bench' workload"):
+        read_task(task_copy)
+
+
+def test_validate_suite_collects_every_problem(task_copy):
+    other = task_copy.parent.parent / "Math" / "broken"
+    other.mkdir(parents=True)
+    (other / "task.py").write_text("TASK = 3\n")
+    corrupt(task_copy, '"level": 1', '"level": 7')
+    tasks, problems = validate_suite(task_copy.parent.parent)
+    assert tasks == [] and len(problems) == 2
+
+
+def test_parse_signature_rejects_non_literal_defaults():
+    assert parse_signature("(input, dim=-1, keepdim=False)").names == ("input", "dim", "keepdim")
+    with pytest.raises(ValueError, match="not a literal"):
+        parse_signature("(input, dim=len([]))")
