@@ -1,0 +1,26 @@
+# Two entry points (see README): `make run` (the main job) and `make test`. Both set up .venv first.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+# torch 2.13.0 is the CPU build on development machines; triton is pinned so interpreter results reproduce.
+DEPS := torch==2.13.0 triton==3.9.0 numpy pytest ruff
+
+.PHONY: setup run test lint
+
+$(BIN)/kbx: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet $(DEPS)
+	$(BIN)/pip install --quiet --no-deps -e .
+	touch $@
+
+setup: $(BIN)/kbx
+
+run: setup
+	$(BIN)/kbx run $(ARGS)
+
+lint: setup
+	$(BIN)/ruff check src tests scripts
+
+test: lint
+	$(BIN)/python -m pytest -q $(ARGS)

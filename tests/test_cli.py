@@ -1,0 +1,74 @@
+"""The CLI: machine-readable listings, one-line user errors, and results.jsonl from `kbx eval`/`kbx run`."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kbx.tasks.registry import default_suite_root
+
+GELU = default_suite_root() / "Activation" / "gelu"
+
+
+def kbx(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "kbx.cli", *args], capture_output=True, text=True, timeout=900, cwd=cwd
+    )
+
+
+def test_tasks_list_json_has_the_design_fields():
+    result = kbx("tasks", "list", "--json")
+    assert result.returncode == 0, result.stderr
+    rows = json.loads(result.stdout)
+    assert {"name", "category", "level", "dtypes", "workloads"} <= rows[0].keys()
+    assert "gelu" in {r["name"] for r in rows}
+
+
+def test_tasks_list_does_not_import_torch():
+    code = "import sys; from kbx.cli import main; main(['tasks', 'list']); assert 'torch' not in sys.modules"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+
+
+def test_tasks_show_prints_signature_contract_and_reference():
+    result = kbx("tasks", "show", "gelu")
+    assert result.returncode == 0
+    for text in ("gelu(input, approximate='none')", "contract:", "bfloat16: atol=0.016", "def reference"):
+        assert text in result.stdout
+
+
+def test_broken_task_gets_one_clear_line(tmp_path):
+    folder = tmp_path / "Activation" / "gelu"
+    shutil.copytree(GELU, folder)
+    task_py = folder / "task.py"
+    task_py.write_text(task_py.read_text().replace('"level": 1', '"level": "one"'))
+    for args in (["tasks", "list"], ["tasks", "validate"]):
+        result = kbx(*args, "--suite", str(tmp_path))
+        assert result.returncode != 0
+        errors = [line for line in result.stderr.splitlines() if line.startswith("kbx: error:")]
+        assert len(errors) == 1 and str(task_py) in errors[0] and "level" in errors[0]
+        assert "Traceback" not in result.stderr
+
+
+def test_unknown_task_and_missing_source_are_user_errors(tmp_path):
+    result = kbx("eval", str(tmp_path / "nope.py"), "--out", str(tmp_path / "o"))
+    assert result.returncode == 2 and result.stderr.strip().startswith("kbx: error:")
+    result = kbx("run", "--tasks", "not_a_task", "--out", str(tmp_path / "o"))
+    assert result.returncode == 2 and "unknown task" in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.slow
+def test_eval_writes_results_and_a_summary(tmp_path):
+    out = tmp_path / "out"
+    result = kbx("eval", str(GELU / "solution.py"), str(GELU / "wrong"), "--out", str(out), "--device", "cpu")
+    assert result.returncode == 0, result.stderr
+    rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    statuses = sorted(r["status"] for r in rows)
+    assert statuses == ["MISMATCH"] * (len(rows) - 1) + ["PASSED"]
+    assert all(r["task"] == "gelu" and r["device"] == "cpu" for r in rows)
+    assert "exe_ok" in result.stdout and "Activation" in result.stdout
