@@ -2,7 +2,8 @@
 
 It is started by `kbx.evaluation.sandbox` with a scrubbed environment, in its own temporary directory, and
 killed from outside when it overruns. It regenerates each case's inputs from the seed, calls the candidate,
-and saves the outputs plus the inputs as they are after the call, for the trusted worker to judge. Reference
+and saves the outputs plus the inputs as they are after the call, for the trusted worker to judge; it waits
+for each case to be judged before the next, so at most one case's tensors sit on disk. Reference
 outputs never exist here. Progress travels as JSON lines on a dedicated pipe, never on stdout.
 
 Everything imported here must be importable with torch + triton + numpy + the standard library.
@@ -23,19 +24,24 @@ _TRACE_LIMIT = 4000
 
 
 class _Channel:
-    """JSON lines to the orchestrator on an inherited pipe."""
+    """JSON lines to the orchestrator on an inherited pipe, and its acknowledgements on another."""
 
-    def __init__(self, fd: int) -> None:
+    def __init__(self, fd: int, ack_fd: int) -> None:
         self._file = os.fdopen(fd, "w", buffering=1)
+        self._acks = os.fdopen(ack_fd, "r")
 
     def send(self, event: str, **fields: Any) -> None:
         self._file.write(json.dumps({"event": event, **fields}) + "\n")
         self._file.flush()
 
+    def wait_ack(self) -> bool:
+        """Block until the orchestrator has judged (and removed) the last saved case; False if it went away."""
+        return bool(self._acks.readline())
+
 
 def main(argv: list[str]) -> int:
     spec = json.loads(Path(argv[0]).read_text())
-    channel = _Channel(spec["channel_fd"])
+    channel = _Channel(spec["channel_fd"], spec["ack_fd"])
     _limit_resources(spec["limits"])
     _install_audit_hook()
     os.chdir(spec["cwd"])
@@ -77,7 +83,10 @@ def main(argv: list[str]) -> int:
             return 0
         path = Path(spec["job_dir"]) / f"case_{index}.pt"
         torch.save({"outputs": pack_outputs(result), "inputs": pack_inputs(inputs)}, path)
+        del result, inputs
         channel.send("case_done", index=index, file=path.name)
+        if not channel.wait_ack():
+            return 0
     channel.send("finished")
     return 0
 

@@ -71,29 +71,35 @@ class Evaluator:
             return replace(base, status=verdict.status, message=f"{verdict.check}: {verdict.message}")
         assert candidate.code is not None
         cases = plan_cases(task, self.device, self.secret_seed)
+        judged: dict[int, dict[str, Any]] = {}
+
+        def on_case(index: int, path: Path) -> None:
+            if not 0 <= index < len(cases) or index in judged or not path.is_file():
+                return  # a forged or repeated report: that case stays unjudged
+            c = cases[index]
+            payload = {"index": index, "workload": c.workload, "dtype": c.dtype, "seed": c.seed, "file": path.name}
+            with self._trusted_lock:
+                (judged[index],) = self._trusted.check(task.path, path.parent, [payload])
+
         job_dir = Path(tempfile.mkdtemp(prefix="kbx-job-", dir=scratch_root()))
         try:
-            run = run_worker(task.path, candidate.code, cases, self.device, self.limits, job_dir)
-            evaluation = self._judge(task, cases, run, replace(base, stage="call"))
+            run = run_worker(task.path, candidate.code, cases, self.device, self.limits, job_dir, on_case)
         finally:
             shutil.rmtree(job_dir, ignore_errors=True)
+        evaluation = self._judge(cases, run, judged, replace(base, stage="call"))
         return replace(evaluation, elapsed_s=time.monotonic() - start)
 
-    def _judge(self, task: Task, cases: list[Case], run: WorkerRun, base: Evaluation) -> Evaluation:
+    def _judge(
+        self, cases: list[Case], run: WorkerRun, judged: dict[int, dict[str, Any]], base: Evaluation
+    ) -> Evaluation:
         base = replace(base, worker_output=run.output)
         failure = _call_failure(run, cases, self.limits)
+        if failure is None:
+            failure = _unjudged(cases, judged)
         if failure is not None:
             status, message, error = failure
             return replace(base, status=status, message=message, error=error)
-        done = {e["index"]: e["file"] for e in run.events if e.get("event") == "case_done"}
-        payload = [
-            {"index": c.index, "workload": c.workload, "dtype": c.dtype, "seed": c.seed, "file": done[c.index]}
-            for c in cases
-        ]
-        assert run.job_dir is not None
-        with self._trusted_lock:
-            checked = self._trusted.check(task.path, run.job_dir, payload)
-        results = tuple(_case_result(case, raw) for case, raw in zip(cases, checked))
+        results = tuple(_case_result(case, judged[case.index]) for case in cases)
         failed = next((r for r in results if r.status is not Status.PASSED), None)
         if failed is None:
             return replace(base, stage="correctness", cases=results)
@@ -128,6 +134,17 @@ def _call_failure(run: WorkerRun, cases: list[Case], limits: Limits) -> tuple[St
     if "started" not in by_kind:
         return Status.CRASHED, f"worker failed to start (exit code {code}): {run.output[-300:]}", ""
     return Status.CRASHED, f"worker exited with code {code} before finishing{current}", ""
+
+
+def _unjudged(cases: list[Case], judged: dict[int, dict[str, Any]]) -> tuple[Status, str, str] | None:
+    """A worker that claims to have finished but whose saved outputs were missing or unreadable."""
+    for case in cases:
+        raw = judged.get(case.index)
+        if raw is None:
+            return Status.CRASHED, f"the worker reported {case.label()} done but saved no output for it", ""
+        if "error" in raw:
+            return Status.CRASHED, f"the saved outputs of {case.label()} could not be read: {raw['error']}", ""
+    return None
 
 
 def _current_case(events: list[dict[str, Any]], cases: list[Case]) -> str:

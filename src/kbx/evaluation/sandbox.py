@@ -16,6 +16,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,6 +55,8 @@ class WorkerRun:
     output: str = ""
     """Head and tail of the worker's stdout+stderr."""
     job_dir: Path | None = None
+    judged_s: float = 0.0
+    """Time the worker spent waiting for cases to be judged; not counted against its limit."""
 
 
 def scratch_root() -> Path:
@@ -64,17 +67,27 @@ def scratch_root() -> Path:
     return Path(tempfile.gettempdir())
 
 
+OnCase = Callable[[int, Path], None]
+"""Called with (case index, saved file) as soon as a case is saved; the worker resumes when it returns."""
+
+
 def run_worker(
-    task_dir: Path, code: str, cases: list[Case], device: str, limits: Limits, job_dir: Path
+    task_dir: Path, code: str, cases: list[Case], device: str, limits: Limits, job_dir: Path, on_case: OnCase
 ) -> WorkerRun:
-    """Start a candidate worker on `cases` and wait for it, killing it at the time limit."""
+    """Start a candidate worker on `cases` and wait for it, killing it at the time limit.
+
+    Raises:
+        Exception: whatever `on_case` raised (a harness bug); the worker is killed first.
+    """
     cwd = job_dir / "cwd"
     cwd.mkdir(parents=True)
     candidate_file = job_dir / "candidate.py"
     candidate_file.write_text(code)
     read_fd, write_fd = os.pipe()
+    ack_read_fd, ack_write_fd = os.pipe()
     spec = {
         "channel_fd": write_fd,
+        "ack_fd": ack_read_fd,
         "task_dir": str(task_dir),
         "candidate_file": str(candidate_file),
         "job_dir": str(job_dir),
@@ -95,24 +108,27 @@ def run_worker(
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
-            pass_fds=(write_fd,),
+            pass_fds=(write_fd, ack_read_fd),
             start_new_session=True,
         )
     finally:
         os.close(write_fd)
+        os.close(ack_read_fd)
     output = _BoundedReader(proc.stdout)
-    events = _EventReader(read_fd)
-    try:
-        proc.wait(timeout=limits.timeout_s)
-    except subprocess.TimeoutExpired:
-        run.timed_out = True
-        _kill_group(proc)
-        proc.wait()
+    events = _EventReader(read_fd, job_dir, on_case, os.fdopen(ack_write_fd, "w"), lambda: _kill_group(proc))
+    while proc.poll() is None:
+        if time.monotonic() - start - events.judged_s > limits.timeout_s:
+            run.timed_out = True
+            _kill_group(proc)
+        time.sleep(0.05)
     run.returncode = proc.returncode
     run.elapsed_s = time.monotonic() - start
     _kill_group(proc)  # grandchildren the candidate may have left behind
     run.output = output.finish()
     run.events = events.finish()
+    run.judged_s = events.judged_s
+    if events.failure is not None:
+        raise events.failure
     return run
 
 
@@ -180,28 +196,63 @@ class _BoundedReader:
 
 
 class _EventReader:
-    """Reads JSON-line events from the worker's channel on a thread."""
+    """Reads JSON-line events from the worker's channel on a thread, judging each saved case as it comes."""
 
     _MAX_EVENTS = 100_000
+    _MAX_LINE = 1 << 16
 
-    def __init__(self, fd: int) -> None:
+    def __init__(self, fd: int, job_dir: Path, on_case: OnCase, acks: Any, kill: Callable[[], None]) -> None:
         self._file = os.fdopen(fd, "rb")
+        self._job_dir = job_dir
+        self._on_case = on_case
+        self._acks = acks
+        self._kill = kill
         self._events: list[dict[str, Any]] = []
+        self.judged_s = 0.0
+        self.failure: BaseException | None = None
         self._thread = threading.Thread(target=self._drain, daemon=True)
         self._thread.start()
 
     def _drain(self) -> None:
-        for line in self._file:
+        while line := self._file.readline(self._MAX_LINE):
             if len(self._events) >= self._MAX_EVENTS:
                 continue
             try:
                 event = json.loads(line)
             except ValueError:
                 continue
-            if isinstance(event, dict):
-                self._events.append(event)
+            if not isinstance(event, dict):
+                continue
+            self._events.append(event)
+            if event.get("event") == "case_done" and self.failure is None:
+                self._judge(event)
+
+    def _judge(self, event: dict[str, Any]) -> None:
+        started = time.monotonic()
+        name = Path(str(event.get("file", ""))).name
+        index = event.get("index")
+        if not name or not isinstance(index, int):
+            return  # malformed (forged) event: never acknowledged, so the worker waits until its limit
+        try:
+            self._on_case(index, self._job_dir / name)
+        except BaseException as exc:  # a harness bug: stop the worker, re-raise in the caller
+            self.failure = exc
+            self._kill()
+            return
+        finally:
+            self.judged_s += time.monotonic() - started
+            (self._job_dir / name).unlink(missing_ok=True)
+        try:
+            self._acks.write("\n")
+            self._acks.flush()
+        except (BrokenPipeError, OSError):
+            pass
 
     def finish(self) -> list[dict[str, Any]]:
         self._thread.join(timeout=10)
         self._file.close()
+        try:
+            self._acks.close()
+        except (BrokenPipeError, OSError):
+            pass
         return self._events

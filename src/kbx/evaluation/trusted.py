@@ -107,7 +107,12 @@ class _State:
         results = []
         for case in cases:
             workload = task.workload(case["workload"])
-            saved = torch.load(Path(job_dir) / case["file"], map_location=self.device, weights_only=True)
+            try:
+                saved = torch.load(Path(job_dir) / case["file"], map_location=self.device, weights_only=True)
+                saved["outputs"], saved["inputs"]  # noqa: B018 - the keys a worker writes
+            except Exception as exc:  # the file is the candidate process's: unreadable means it tampered
+                results.append({"index": case["index"], "error": f"{type(exc).__name__}: {str(exc)[:300]}"})
+                continue
             pristine = self._inputs(code, case)
             expected = self._reference(code, case)
             outputs = [unpack_output(item) for item in saved["outputs"]]
