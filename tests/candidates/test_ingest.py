@@ -33,7 +33,7 @@ def test_single_task_option_applies_to_every_file(tmp_path):
 def test_jsonl_code_response_and_bad_lines(tmp_path):
     lines = [
         json.dumps({"task": "relu", "code": "def relu(input):\n    pass\n"}),
-        json.dumps({"task": "gelu", "response": "Sure!\n```python\ndef gelu(input, approximate='none'):\n    pass\n```"}),
+        json.dumps({"task": "gelu", "response": "Sure!\n```python\ndef gelu(input, approximate='none'):\n  pass\n```"}),
         json.dumps({"task": "gelu", "response": "I cannot help with that."}),
         "{not json",
         json.dumps({"task": "nope", "code": ""}),

@@ -45,7 +45,7 @@ def test_wrong_parameters(params):
 
 
 def test_no_kernel():
-    result = verdict("import torch\n\ndef gelu(input, approximate='none'):\n    return torch.nn.functional.gelu(input)\n")
+    result = verdict("import torch\n\ndef gelu(input, approximate='none'):\n    return torch.special.erf(input)\n")
     assert result.status is Status.REJECTED_STATIC and result.check == "triton_kernel"
 
 

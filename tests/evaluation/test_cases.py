@@ -1,6 +1,6 @@
 from kbx.evaluation.cases import PUBLIC_SEEDS, case_seed, plan_cases
-from kbx.tasks.registry import default_suite_root
 from kbx.tasks.meta import read_task
+from kbx.tasks.registry import default_suite_root
 
 GELU = read_task(default_suite_root() / "Activation" / "gelu")
 

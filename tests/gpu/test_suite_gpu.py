@@ -7,7 +7,8 @@ import pytest
 from kbx.candidates.source import Candidate
 from kbx.evaluation.pipeline import Evaluator
 from kbx.evaluation.sandbox import Limits
-from tests.suite.test_integrity import CANDIDATES, expected_status
+from kbx.tasks.suite_check import expected_status
+from tests.suite.test_integrity import CANDIDATES
 
 pytestmark = pytest.mark.gpu
 

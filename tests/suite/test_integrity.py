@@ -3,7 +3,6 @@ CPU interpreter (smoke + check) and every wrong/* candidate fails with its expec
 
 from __future__ import annotations
 
-import ast
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -16,20 +15,11 @@ from kbx.evaluation.result import Evaluation
 from kbx.tasks.module import import_task
 from kbx.tasks.registry import default_suite_root, load_suite
 from kbx.tasks.spec import Task
+from kbx.tasks.suite_check import expected_status
 from kbx.tasks.validate import check_code
 
 TASKS = load_suite(default_suite_root())
 CANDIDATES = [(t, p) for t in TASKS for p in [t.solution_file, *t.wrong_files()]]
-
-
-def expected_status(path: Path) -> str:
-    """`PASSED` for a solution; the `EXPECT = "..."` literal of a wrong candidate."""
-    if path.name == "solution.py":
-        return "PASSED"
-    for node in ast.parse(path.read_text()).body:
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "EXPECT" for t in node.targets):
-            return ast.literal_eval(node.value)
-    raise AssertionError(f"{path} has no EXPECT = \"<STATUS>\"")
 
 
 @pytest.fixture(scope="session")
