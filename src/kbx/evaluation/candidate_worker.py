@@ -35,8 +35,8 @@ class _Channel:
         self._file.flush()
 
     def wait_ack(self) -> bool:
-        """Block until the orchestrator has judged (and removed) the last saved case; False if it went away."""
-        return bool(self._acks.readline())
+        """Block until the orchestrator has judged (and removed) the last saved case; True to go on."""
+        return self._acks.readline().strip() == "next"
 
 
 def main(argv: list[str]) -> int:

@@ -73,13 +73,14 @@ class Evaluator:
         cases = plan_cases(task, self.device, self.secret_seed)
         judged: dict[int, dict[str, Any]] = {}
 
-        def on_case(index: int, path: Path) -> None:
+        def on_case(index: int, path: Path) -> bool:
             if not 0 <= index < len(cases) or index in judged or not path.is_file():
-                return  # a forged or repeated report: that case stays unjudged
+                return True  # a forged or repeated report: that case stays unjudged
             c = cases[index]
             payload = {"index": index, "workload": c.workload, "dtype": c.dtype, "seed": c.seed, "file": path.name}
             with self._trusted_lock:
                 (judged[index],) = self._trusted.check(task.path, path.parent, [payload])
+            return "error" not in judged[index] and _case_result(c, judged[index]).status is Status.PASSED
 
         job_dir = Path(tempfile.mkdtemp(prefix="kbx-job-", dir=scratch_root()))
         try:
@@ -93,14 +94,19 @@ class Evaluator:
         self, cases: list[Case], run: WorkerRun, judged: dict[int, dict[str, Any]], base: Evaluation
     ) -> Evaluation:
         base = replace(base, worker_output=run.output)
-        failure = _call_failure(run, cases, self.limits)
-        if failure is None:
-            failure = _unjudged(cases, judged)
-        if failure is not None:
-            status, message, error = failure
-            return replace(base, status=status, message=message, error=error)
-        results = tuple(_case_result(case, judged[case.index]) for case in cases)
+        results = tuple(
+            _case_result(case, judged[case.index])
+            for case in cases
+            if case.index in judged and "error" not in judged[case.index]
+        )
         failed = next((r for r in results if r.status is not Status.PASSED), None)
+        if failed is None:
+            failure = (
+                _unreadable(cases, judged) or _call_failure(run, cases, self.limits) or _unjudged(cases, judged)
+            )
+            if failure is not None:
+                status, message, error = failure
+                return replace(base, status=status, message=message, error=error, cases=results)
         if failed is None:
             return replace(base, stage="correctness", cases=results)
         message = f"{failed.workload}/{failed.dtype}: {failed.message}"
@@ -136,14 +142,20 @@ def _call_failure(run: WorkerRun, cases: list[Case], limits: Limits) -> tuple[St
     return Status.CRASHED, f"worker exited with code {code} before finishing{current}", ""
 
 
-def _unjudged(cases: list[Case], judged: dict[int, dict[str, Any]]) -> tuple[Status, str, str] | None:
-    """A worker that claims to have finished but whose saved outputs were missing or unreadable."""
+def _unreadable(cases: list[Case], judged: dict[int, dict[str, Any]]) -> tuple[Status, str, str] | None:
+    """A case whose saved outputs could not be read back (the file is the candidate process's to spoil)."""
     for case in cases:
-        raw = judged.get(case.index)
-        if raw is None:
+        if "error" in judged.get(case.index, {}):
+            error = judged[case.index]["error"]
+            return Status.CRASHED, f"the saved outputs of {case.label()} could not be read: {error}", ""
+    return None
+
+
+def _unjudged(cases: list[Case], judged: dict[int, dict[str, Any]]) -> tuple[Status, str, str] | None:
+    """A worker that claims to have finished every case but left one without saved outputs."""
+    for case in cases:
+        if case.index not in judged:
             return Status.CRASHED, f"the worker reported {case.label()} done but saved no output for it", ""
-        if "error" in raw:
-            return Status.CRASHED, f"the saved outputs of {case.label()} could not be read: {raw['error']}", ""
     return None
 
 

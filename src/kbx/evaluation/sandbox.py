@@ -67,8 +67,9 @@ def scratch_root() -> Path:
     return Path(tempfile.gettempdir())
 
 
-OnCase = Callable[[int, Path], None]
-"""Called with (case index, saved file) as soon as a case is saved; the worker resumes when it returns."""
+OnCase = Callable[[int, Path], bool]
+"""Called with (case index, saved file) as soon as a case is saved; the worker goes on if it returns True and
+stops otherwise (a failed case already decides the verdict)."""
 
 
 def run_worker(
@@ -234,7 +235,7 @@ class _EventReader:
         if not name or not isinstance(index, int):
             return  # malformed (forged) event: never acknowledged, so the worker waits until its limit
         try:
-            self._on_case(index, self._job_dir / name)
+            go_on = self._on_case(index, self._job_dir / name)
         except BaseException as exc:  # a harness bug: stop the worker, re-raise in the caller
             self.failure = exc
             self._kill()
@@ -243,7 +244,7 @@ class _EventReader:
             self.judged_s += time.monotonic() - started
             (self._job_dir / name).unlink(missing_ok=True)
         try:
-            self._acks.write("\n")
+            self._acks.write("next\n" if go_on else "stop\n")
             self._acks.flush()
         except (BrokenPipeError, OSError):
             pass
