@@ -2,8 +2,8 @@
 
 It is started by `kbx.evaluation.sandbox` with a scrubbed environment, in its own temporary directory, and
 killed from outside when it overruns. It regenerates each case's inputs from the seed, calls the candidate,
-and saves the outputs plus the inputs as they are after the call, for the trusted worker to judge; it waits
-for each case to be judged before the next, so at most one case's tensors sit on disk. Reference
+compares the tensor inputs with copies taken before the call, and saves the outputs for the trusted worker to
+judge; it waits for each case to be judged before the next, so at most one case's outputs sit on disk. Reference
 outputs never exist here. Progress travels as JSON lines on a dedicated pipe, never on stdout.
 
 Everything imported here must be importable with torch + triton + numpy + the standard library.
@@ -48,7 +48,7 @@ def main(argv: list[str]) -> int:
 
     import torch
 
-    from kbx.evaluation.outputs import pack_inputs, pack_outputs
+    from kbx.evaluation.outputs import changed_inputs, pack_outputs, snapshot_inputs
     from kbx.tasks.meta import read_task
     from kbx.tasks.module import import_task
 
@@ -73,6 +73,7 @@ def main(argv: list[str]) -> int:
         index = case["index"]
         generator = torch.Generator(device=device).manual_seed(case["seed"])
         inputs = make_inputs(task.workload(case["workload"]), case["dtype"], generator)
+        pristine = snapshot_inputs(inputs)
         channel.send("case_start", index=index)
         try:
             result = entry(**inputs)
@@ -82,9 +83,10 @@ def main(argv: list[str]) -> int:
             channel.send("case_error", index=index, **_describe(exc, importing=False))
             return 0
         path = Path(spec["job_dir"]) / f"case_{index}.pt"
-        torch.save({"outputs": pack_outputs(result), "inputs": pack_inputs(inputs)}, path)
-        del result, inputs
-        channel.send("case_done", index=index, file=path.name)
+        mutated = changed_inputs(pristine, inputs)
+        torch.save({"outputs": pack_outputs(result)}, path)
+        del result, inputs, pristine
+        channel.send("case_done", index=index, file=path.name, mutated=mutated)
         if not channel.wait_ack():
             return 0
     channel.send("finished")

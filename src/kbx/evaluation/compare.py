@@ -156,21 +156,3 @@ def _first_indices(bad: torch.Tensor) -> list[tuple[int, ...]]:
         indices.append(tuple(reversed(idx)))
     return indices
 
-
-def changed_inputs(pristine: dict[str, Any], after: dict[str, torch.Tensor]) -> list[str]:
-    """Names of tensor inputs whose values changed during the candidate's call (bitwise, NaN-aware)."""
-    changed = []
-    for name, value in pristine.items():
-        if not isinstance(value, torch.Tensor):
-            continue
-        seen = after.get(name)
-        if seen is None or seen.shape != value.shape or seen.dtype != value.dtype:
-            changed.append(name)
-            continue
-        seen = seen.to(value.device)
-        same = seen == value
-        if value.is_floating_point():
-            same |= torch.isnan(seen) & torch.isnan(value)
-        if not bool(same.all()):
-            changed.append(name)
-    return changed

@@ -1,4 +1,4 @@
-"""How a candidate's return value and post-call inputs are packed for the trusted worker.
+"""How a candidate's return value is packed for the trusted worker, and how its inputs are watched.
 
 Only plain tensors and primitive markers are saved, so the trusted side can load them with
 `torch.load(weights_only=True)`, which never executes pickled code.
@@ -17,9 +17,25 @@ def pack_outputs(result: Any) -> list[Any]:
     return [_plain(item) for item in items]
 
 
-def pack_inputs(inputs: dict[str, Any]) -> dict[str, torch.Tensor]:
-    """The tensor arguments as they are after the call."""
-    return {name: value.detach() for name, value in inputs.items() if isinstance(value, torch.Tensor)}
+def snapshot_inputs(inputs: dict[str, Any]) -> dict[str, torch.Tensor]:
+    """Copies of the tensor arguments, taken before the call."""
+    return {name: value.detach().clone() for name, value in inputs.items() if isinstance(value, torch.Tensor)}
+
+
+def changed_inputs(pristine: dict[str, torch.Tensor], after: dict[str, Any]) -> list[str]:
+    """Names of tensor inputs whose values changed during the call (bitwise; NaN equals NaN)."""
+    changed = []
+    for name, before in pristine.items():
+        value = after.get(name)
+        if not isinstance(value, torch.Tensor) or value.shape != before.shape or value.dtype != before.dtype:
+            changed.append(name)
+            continue
+        same = value == before
+        if before.is_floating_point():
+            same |= torch.isnan(value) & torch.isnan(before)
+        if not bool(same.all()):
+            changed.append(name)
+    return changed
 
 
 def _plain(item: Any) -> Any:

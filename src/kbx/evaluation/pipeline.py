@@ -73,13 +73,14 @@ class Evaluator:
         cases = plan_cases(task, self.device, self.secret_seed)
         judged: dict[int, dict[str, Any]] = {}
 
-        def on_case(index: int, path: Path) -> bool:
+        def on_case(index: int, path: Path, mutated: list[str]) -> bool:
             if not 0 <= index < len(cases) or index in judged or not path.is_file():
                 return True  # a forged or repeated report: that case stays unjudged
             c = cases[index]
             payload = {"index": index, "workload": c.workload, "dtype": c.dtype, "seed": c.seed, "file": path.name}
             with self._trusted_lock:
                 (judged[index],) = self._trusted.check(task.path, path.parent, [payload])
+            judged[index]["mutated"] = [str(name) for name in mutated]
             return "error" not in judged[index] and _case_result(c, judged[index]).status is Status.PASSED
 
         job_dir = Path(tempfile.mkdtemp(prefix="kbx-job-", dir=scratch_root()))

@@ -67,9 +67,9 @@ def scratch_root() -> Path:
     return Path(tempfile.gettempdir())
 
 
-OnCase = Callable[[int, Path], bool]
-"""Called with (case index, saved file) as soon as a case is saved; the worker goes on if it returns True and
-stops otherwise (a failed case already decides the verdict)."""
+OnCase = Callable[[int, Path, list[str]], bool]
+"""Called with (case index, saved file, inputs the worker saw change) as soon as a case is saved; the worker
+goes on if it returns True and stops otherwise (a failed case already decides the verdict)."""
 
 
 def run_worker(
@@ -232,10 +232,11 @@ class _EventReader:
         started = time.monotonic()
         name = Path(str(event.get("file", ""))).name
         index = event.get("index")
-        if not name or not isinstance(index, int):
+        mutated = event.get("mutated", [])
+        if not name or not isinstance(index, int) or not isinstance(mutated, list):
             return  # malformed (forged) event: never acknowledged, so the worker waits until its limit
         try:
-            go_on = self._on_case(index, self._job_dir / name)
+            go_on = self._on_case(index, self._job_dir / name, mutated)
         except BaseException as exc:  # a harness bug: stop the worker, re-raise in the caller
             self.failure = exc
             self._kill()

@@ -1,7 +1,7 @@
 """The trusted worker: one long-lived process per device that owns reference outputs (DESIGN §4).
 
 It regenerates inputs from (task, workload, dtype, seed), computes and caches reference outputs, and judges
-what candidate workers saved: outputs against the contract, and inputs against their pristine values. It never
+the outputs candidate workers saved against the contract. It never
 imports candidate code, and loads candidate files with `weights_only=True` so no pickled code can run here.
 """
 
@@ -99,7 +99,7 @@ class _State:
     def check(self, task_dir: str, job_dir: str, cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
         import torch
 
-        from kbx.evaluation.compare import changed_inputs, compare
+        from kbx.evaluation.compare import compare
         from kbx.evaluation.outputs import unpack_output
 
         code = self._task_code(Path(task_dir))
@@ -109,18 +109,14 @@ class _State:
             workload = task.workload(case["workload"])
             try:
                 saved = torch.load(Path(job_dir) / case["file"], map_location=self.device, weights_only=True)
-                saved["outputs"], saved["inputs"]  # noqa: B018 - the keys a worker writes
+                saved["outputs"]  # noqa: B018 - the key a worker writes
             except Exception as exc:  # the file is the candidate process's: unreadable means it tampered
                 results.append({"index": case["index"], "error": f"{type(exc).__name__}: {str(exc)[:300]}"})
                 continue
-            pristine = self._inputs(code, case)
             expected = self._reference(code, case)
             outputs = [unpack_output(item) for item in saved["outputs"]]
             comparisons = compare(outputs, expected, task.contract, case["dtype"], workload)
-            mutated = changed_inputs(pristine, saved["inputs"])
-            results.append(
-                {"index": case["index"], "comparisons": [c.to_json() for c in comparisons], "mutated": mutated}
-            )
+            results.append({"index": case["index"], "comparisons": [c.to_json() for c in comparisons]})
         return results
 
     def _task_code(self, folder: Path) -> Any:

@@ -1,0 +1,27 @@
+import math
+
+import torch
+
+from kbx.evaluation.outputs import changed_inputs, pack_outputs, snapshot_inputs, unpack_output
+
+
+def test_changed_inputs_names_the_mutated_tensor():
+    inputs = {"a": torch.randn(4), "b": torch.tensor([math.nan, 1.0]), "k": 3}
+    pristine = snapshot_inputs(inputs)
+    assert changed_inputs(pristine, inputs) == []
+    inputs["a"][0] += 1
+    assert changed_inputs(pristine, inputs) == ["a"]
+
+
+def test_non_tensor_outputs_become_named_markers():
+    packed = pack_outputs((torch.ones(2), None, 3))
+    assert isinstance(packed[0], torch.Tensor)
+    assert [unpack_output(p).type_name for p in packed[1:]] == ["NoneType", "int"]
+
+
+def test_tensor_subclasses_are_not_passed_through():
+    class Sneaky(torch.Tensor):
+        pass
+
+    (packed,) = pack_outputs(torch.ones(2).as_subclass(Sneaky))
+    assert unpack_output(packed).type_name == "Sneaky"
