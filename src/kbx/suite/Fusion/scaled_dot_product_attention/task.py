@@ -1,0 +1,84 @@
+"""Scaled dot-product attention (the forward pass of multi-head attention), without mask or dropout.
+
+    S = query @ key^T / sqrt(D)                     (B, H, Sq, Sk)
+    S[i, j] = -inf where is_causal and j > i        (top-left aligned causal mask)
+    out = softmax(S, dim=-1) @ value                (B, H, Sq, D)
+
+Mirrors `torch.nn.functional.scaled_dot_product_attention(query, key, value, is_causal=is_causal)` with the
+default scale 1/sqrt(D), no attn_mask and dropout_p=0. query is (B, H, Sq, D), key and value (B, H, Sk, D), all
+float16; the output is (B, H, Sq, D) float16. When is_causal and Sq != Sk the mask is PyTorch's top-left
+aligned one, `torch.ones(Sq, Sk).tril()`: query i sees keys 0..i (not the bottom-right alignment of some
+flash-attention libraries), so every query row sees at least key 0. Workloads cover sequence lengths that
+are not multiples of a block size (129, 200, 77), key/value lengths different from the query length (causal
+and not), head dims 32, 64 and 128, and non-contiguous layouts: (B, S, H, D) tensors transposed to
+(B, H, S, D) and q/k/v sliced out of one packed (B, S, 3, H, D) projection. Scores are large enough
+(std ~1.4) that the softmax is far from uniform and its running maximum keeps changing along a row.
+"""
+
+import torch.nn.functional as F
+
+from kbx.tasks import inputs
+
+TASK = {
+    "name": "scaled_dot_product_attention",
+    "category": "Fusion",
+    "level": 2,
+    "signature": "(query, key, value, is_causal=False)",
+    "dtypes": ["float16"],
+    "contract": {"kind": "allclose", "tolerance": {"float16": [4e-3, 4e-3]}},
+    "workloads": [
+        {"name": "smoke", "role": "smoke",
+         "params": {"batch": 1, "heads": 2, "s_q": 64, "s_kv": 64, "head_dim": 64, "is_causal": False}},
+        {"name": "smoke_causal", "role": "smoke",
+         "params": {"batch": 1, "heads": 2, "s_q": 64, "s_kv": 64, "head_dim": 64, "is_causal": True}},
+        {"name": "check_tail", "role": "check",
+         "params": {"batch": 2, "heads": 1, "s_q": 129, "s_kv": 129, "head_dim": 64, "is_causal": False}},
+        {"name": "check_causal_tail", "role": "check",
+         "params": {"batch": 1, "heads": 1, "s_q": 200, "s_kv": 200, "head_dim": 128, "is_causal": True}},
+        {"name": "check_cross_bshd", "role": "check",
+         "params": {"batch": 1, "heads": 2, "s_q": 129, "s_kv": 200, "head_dim": 128, "is_causal": False,
+                    "layout": "bshd"}},
+        {"name": "check_short_kv_d32", "role": "check",
+         "params": {"batch": 1, "heads": 2, "s_q": 200, "s_kv": 77, "head_dim": 32, "is_causal": False}},
+        {"name": "check_causal_q_short", "role": "check",
+         "params": {"batch": 1, "heads": 1, "s_q": 129, "s_kv": 200, "head_dim": 64, "is_causal": True}},
+        {"name": "check_causal_q_long_bshd", "role": "check",
+         "params": {"batch": 1, "heads": 2, "s_q": 200, "s_kv": 129, "head_dim": 64, "is_causal": True,
+                    "layout": "bshd"}},
+        {"name": "check_packed_causal_d32", "role": "check",
+         "params": {"batch": 1, "heads": 2, "s_q": 129, "s_kv": 129, "head_dim": 32, "is_causal": True,
+                    "layout": "packed"}},
+        {"name": "bench_d128", "role": "bench",
+         "params": {"batch": 8, "heads": 16, "s_q": 4096, "s_kv": 4096, "head_dim": 128, "is_causal": False}},
+        {"name": "bench_d128_causal", "role": "bench",
+         "params": {"batch": 8, "heads": 16, "s_q": 4096, "s_kv": 4096, "head_dim": 128, "is_causal": True}},
+        {"name": "bench_d64_causal", "role": "bench",
+         "params": {"batch": 16, "heads": 32, "s_q": 4096, "s_kv": 4096, "head_dim": 64, "is_causal": True}},
+    ],
+}
+
+
+def reference(query, key, value, is_causal=False):
+    return F.scaled_dot_product_attention(query, key, value, is_causal=is_causal)
+
+
+def make_inputs(workload, dtype, generator):
+    p = workload.params
+    b, h, sq, sk, d = p["batch"], p["heads"], p["s_q"], p["s_kv"], p["head_dim"]
+    layout = p.get("layout", "bhsd")
+    if layout == "packed":
+        # One fused QKV projection (B, S, 3, H, D); q, k and v are strided views of it.
+        assert sq == sk
+        qkv = inputs.randn([b, sq, 3, h, d], dtype, generator, scale=1.2)
+        qkv[:, :, 2] += 0.5
+        q, k, v = (qkv[:, :, i].transpose(1, 2) for i in range(3))
+    elif layout == "bshd":
+        # (B, S, H, D) activations viewed as (B, H, S, D).
+        q = inputs.randn([b, sq, h, d], dtype, generator, scale=1.2).transpose(1, 2)
+        k = inputs.randn([b, sk, h, d], dtype, generator, scale=1.2).transpose(1, 2)
+        v = inputs.randn([b, sk, h, d], dtype, generator, offset=0.5).transpose(1, 2)
+    else:
+        q = inputs.randn([b, h, sq, d], dtype, generator, scale=1.2)
+        k = inputs.randn([b, h, sk, d], dtype, generator, scale=1.2)
+        v = inputs.randn([b, h, sk, d], dtype, generator, offset=0.5)
+    return {"query": q, "key": k, "value": v, "is_causal": p["is_causal"]}

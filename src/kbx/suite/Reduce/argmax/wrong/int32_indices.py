@@ -1,0 +1,42 @@
+"""Returns int32 indices (what Triton's index arithmetic produces) instead of PyTorch's int64.
+
+The values are right, but torch.argmax always returns int64, and code downstream (indexing, gather,
+comparison with other index tensors) depends on that dtype.
+"""
+
+import math
+
+import torch
+import triton
+import triton.language as tl
+
+EXPECT = "WRONG_DTYPE"
+
+
+@triton.jit
+def _argmax_kernel(x_ptr, out_ptr, n_red, n_inner, BLOCK_R: tl.constexpr):
+    pid = tl.program_id(0)
+    outer = pid // n_inner
+    col = pid % n_inner
+    base = x_ptr + outer.to(tl.int64) * n_red * n_inner + col
+    best = tl.full([BLOCK_R], float("-inf"), tl.float32)
+    best_idx = tl.zeros([BLOCK_R], tl.int32)
+    for start in range(0, n_red, BLOCK_R):
+        r = start + tl.arange(0, BLOCK_R)
+        v = tl.load(base + r.to(tl.int64) * n_inner, mask=r < n_red, other=float("-inf")).to(tl.float32)
+        take = v > best
+        best = tl.where(take, v, best)
+        best_idx = tl.where(take, r, best_idx)
+    top = tl.max(best, axis=0)
+    tl.store(out_ptr + pid, tl.min(tl.where(best == top, best_idx, n_red), axis=0))
+
+
+def argmax(input, dim, keepdim=False):
+    x = input.contiguous()
+    shape = list(x.shape)
+    d = dim % len(shape)
+    n_red, outer, inner = shape[d], math.prod(shape[:d]), math.prod(shape[d + 1 :])
+    out = torch.empty(outer * inner, dtype=torch.int32, device=x.device)
+    BLOCK_R = min(triton.next_power_of_2(n_red), 1024)
+    _argmax_kernel[(outer * inner,)](x, out, n_red, inner, BLOCK_R=BLOCK_R)
+    return out.view(shape[:d] + ([1] if keepdim else []) + shape[d + 1 :])
