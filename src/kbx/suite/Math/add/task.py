@@ -1,0 +1,72 @@
+"""Elementwise addition with broadcasting and a scale on the second operand.
+
+    add(input, other, alpha) = input + alpha * other
+
+Mirrors `torch.add(input, other, alpha=alpha)`. `input` and `other` broadcast against each other by PyTorch's
+rules (align trailing dims; a dim of size 1, or a missing leading dim, repeats), so the output has the
+broadcast shape; its dtype is `torch.result_type(input, other)`, which here is always the input's dtype.
+`other` is a tensor of the same dtype (possibly 0-d) or a Python float. In bf16, PyTorch computes
+`input + alpha * other` in fp32 and rounds once.
+
+The workloads cover equal shapes, row broadcast (`other` of shape (1, N) and (N,)), column broadcast (M, 1),
+an outer sum where both operands broadcast, a 0-d `other`, a 3-D `input` with a 1-D or 2-D `other`, a Python
+number `other`, alpha of 0.5 and -2, and transposed and strided (non-contiguous) operands. Bench sizes are large
+enough that materialising a broadcast operand costs measurable memory traffic.
+"""
+
+import torch
+
+from kbx.tasks import inputs
+
+TASK = {
+    "name": "add",
+    "category": "Math",
+    "level": 1,
+    "signature": "(input, other, alpha=1)",
+    "dtypes": ["float32", "bfloat16"],
+    "contract": {"kind": "allclose"},
+    "workloads": [
+        {"name": "smoke", "role": "smoke", "params": {"shape": [1000], "other_shape": [1000]}},
+        {"name": "smoke_row", "role": "smoke", "params": {"shape": [8, 100], "other_shape": [100]}},
+        {"name": "check_same_2d", "role": "check", "params": {"shape": [129, 127], "other_shape": [129, 127]}},
+        {"name": "check_row", "role": "check", "params": {"shape": [127, 129], "other_shape": [1, 129]}},
+        {"name": "check_row_1d", "role": "check", "params": {"shape": [129, 127], "other_shape": [127]}},
+        {"name": "check_col", "role": "check", "params": {"shape": [129, 127], "other_shape": [129, 1]}},
+        {"name": "check_outer", "role": "check", "params": {"shape": [65, 1], "other_shape": [1, 129]}},
+        {"name": "check_0d", "role": "check", "params": {"shape": [4097], "other_shape": []}},
+        {"name": "check_3d_1d", "role": "check", "params": {"shape": [3, 33, 65], "other_shape": [65]}},
+        {"name": "check_scalar", "role": "check",
+         "params": {"shape": [33, 129], "other_scalar": 0.7, "alpha": -2.0}},
+        {"name": "check_alpha_half", "role": "check",
+         "params": {"shape": [129, 127], "other_shape": [129, 127], "alpha": 0.5}},
+        {"name": "check_alpha_neg2_mid", "role": "check",
+         "params": {"shape": [3, 33, 65], "other_shape": [33, 1], "alpha": -2.0}},
+        {"name": "check_noncontig", "role": "check",
+         "params": {"shape": [129, 127], "other_shape": [129, 127], "layout": "transposed",
+                    "other_layout": "strided"}},
+        {"name": "check_noncontig_bcast", "role": "check",
+         "params": {"shape": [3, 33, 65], "other_shape": [33, 65], "layout": "strided",
+                    "other_layout": "transposed", "alpha": 0.5}},
+        {"name": "bench_same", "role": "bench", "params": {"shape": [16384, 32768], "other_shape": [16384, 32768]}},
+        {"name": "bench_row", "role": "bench",
+         "params": {"shape": [16384, 32768], "other_shape": [32768], "alpha": -2.0}},
+        {"name": "bench_col", "role": "bench", "params": {"shape": [16384, 32768], "other_shape": [16384, 1]}},
+    ],
+}
+
+
+def reference(input, other, alpha=1):
+    return torch.add(input, other, alpha=alpha)
+
+
+def make_inputs(workload, dtype, generator):
+    p = workload.params
+    x = inputs.randn(p["shape"], dtype, generator, scale=2.0, offset=0.5)
+    x = inputs.with_outliers(x, generator, fraction=1e-2, magnitude=40.0)
+    x = inputs.layout(x, p.get("layout", "contiguous"))
+    if "other_scalar" in p:
+        other = p["other_scalar"]
+    else:
+        other = inputs.uniform(p["other_shape"], -3.0, 1.0, dtype, generator)
+        other = inputs.layout(other, p.get("other_layout", "contiguous"))
+    return {"input": x, "other": other, "alpha": p.get("alpha", 1)}

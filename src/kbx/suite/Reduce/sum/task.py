@@ -1,0 +1,74 @@
+"""Sum over one or more dims.
+
+    sum(input, dim, keepdim)[k] = sum over the reduced coordinates r of input[k, r]
+
+Mirrors `torch.sum(input, dim, keepdim=keepdim)`. `dim` is an int (negative counts from the end) or a list of
+ints (a JSON list here; a tuple works the same) naming distinct dims. The reduced dims are removed from the
+output shape, or kept with size 1 when `keepdim` is True. The output dtype is the input dtype; PyTorch
+accumulates bf16 in fp32 and rounds once, and a candidate must do the same to stay within tolerance.
+
+Workloads reduce the last dim, the first dim, a middle dim of a 3-D tensor, several dims at once (adjacent and
+not), with keepdim True and False, on contiguous, transposed and strided inputs, with reduction lengths that
+straddle block sizes (127, 129, 4097). Values have a non-zero mean, so sums grow with the length, and a few
+outliers. The `length` parameter of each workload is the number of elements summed into one output; the
+absolute tolerance grows with its square root (rounding error of a length-n sum grows like sqrt(n)).
+"""
+
+import math
+
+import torch
+
+from kbx.tasks import inputs
+
+TASK = {
+    "name": "sum",
+    "category": "Reduce",
+    "level": 1,
+    "signature": "(input, dim, keepdim=False)",
+    "dtypes": ["float32", "bfloat16"],
+    "contract": {"kind": "allclose", "reduction_length": "length"},
+    "workloads": [
+        {"name": "smoke", "role": "smoke", "params": {"shape": [16, 200], "dim": -1, "length": 200}},
+        {"name": "smoke_first", "role": "smoke", "params": {"shape": [200, 16], "dim": 0, "length": 200}},
+        {"name": "check_last_127", "role": "check", "params": {"shape": [65, 127], "dim": 1, "length": 127}},
+        {"name": "check_last_4097", "role": "check",
+         "params": {"shape": [33, 4097], "dim": -1, "keepdim": True, "length": 4097}},
+        {"name": "check_first_129", "role": "check", "params": {"shape": [129, 127], "dim": 0, "length": 129}},
+        {"name": "check_first_4097", "role": "check",
+         "params": {"shape": [4097, 33], "dim": -2, "keepdim": True, "length": 4097}},
+        {"name": "check_middle", "role": "check", "params": {"shape": [5, 129, 33], "dim": 1, "length": 129}},
+        {"name": "check_middle_keepdim", "role": "check",
+         "params": {"shape": [3, 127, 65], "dim": -2, "keepdim": True, "length": 127}},
+        {"name": "check_dims_adjacent", "role": "check",
+         "params": {"shape": [7, 33, 65], "dim": [1, 2], "length": 2145}},
+        {"name": "check_dims_split", "role": "check",
+         "params": {"shape": [9, 33, 65], "dim": [-1, 0], "keepdim": True, "length": 585}},
+        {"name": "check_all", "role": "check", "params": {"shape": [3, 17, 129], "dim": [0, 1, 2], "length": 6579}},
+        {"name": "check_transposed", "role": "check",
+         "params": {"shape": [129, 127], "dim": -1, "layout": "transposed", "length": 127}},
+        {"name": "check_strided", "role": "check",
+         "params": {"shape": [3, 65, 129], "dim": [0, 2], "layout": "strided", "length": 387}},
+        {"name": "bench_last", "role": "bench", "params": {"shape": [65536, 16384], "dim": -1, "length": 16384}},
+        {"name": "bench_first", "role": "bench", "params": {"shape": [16384, 65536], "dim": 0, "length": 16384}},
+        {"name": "bench_middle", "role": "bench",
+         "params": {"shape": [256, 4096, 1024], "dim": 1, "keepdim": True, "length": 4096}},
+        {"name": "bench_dims", "role": "bench",
+         "params": {"shape": [64, 4096, 4096], "dim": [0, 2], "length": 262144}},
+    ],
+}
+
+
+def reference(input, dim, keepdim=False):
+    return torch.sum(input, dim, keepdim=keepdim)
+
+
+def make_inputs(workload, dtype, generator):
+    p = workload.params
+    shape = p["shape"]
+    dims = [p["dim"]] if isinstance(p["dim"], int) else p["dim"]
+    assert p["length"] == math.prod(shape[d] for d in dims), "length must be the number of summed elements"
+    x = inputs.randn(shape, dtype, generator, scale=1.0, offset=0.5)
+    x = inputs.with_outliers(x, generator, fraction=1e-3, magnitude=20.0)
+    x = inputs.layout(x, p.get("layout", "contiguous"))
+    dim = p["dim"] if isinstance(p["dim"], int) else tuple(p["dim"])
+    return {"input": x, "dim": dim, "keepdim": p.get("keepdim", False)}
