@@ -88,3 +88,24 @@ def test_quantized_bound_is_scale_relative():
     assert close.status is Status.PASSED and 0.003 < close.rel_rmse < 0.008
     assert far.status is Status.MISMATCH and "exceeds" in far.message
 
+
+
+def test_chunked_comparison_counts_and_locates_across_chunks(monkeypatch):
+    monkeypatch.setattr("kbx.evaluation.compare._CHUNK", 7)
+    ref = torch.arange(60, dtype=torch.float32).reshape(6, 10)
+    got = ref.clone()
+    got[0, 9] += 1  # flat 9: second chunk
+    got[5, 8] += 3  # flat 58: last chunk
+    result = one(got, ref)
+    assert result.mismatches == 2 and result.total == 60
+    assert [m.index for m in result.first] == [(0, 9), (5, 8)]
+    assert result.max_abs_error == 3.0
+
+
+def test_chunked_quantized_matches_whole_tensor(monkeypatch):
+    ref = torch.randn(1001, generator=torch.Generator().manual_seed(3))
+    got = ref + 0.01 * torch.randn(1001, generator=torch.Generator().manual_seed(4))
+    c = contract("quantized", bound=0.5)
+    whole = one(got, ref, c).rel_rmse
+    monkeypatch.setattr("kbx.evaluation.compare._CHUNK", 64)
+    assert math.isclose(one(got, ref, c).rel_rmse, whole, rel_tol=1e-12)

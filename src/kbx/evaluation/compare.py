@@ -1,12 +1,15 @@
 """Compare candidate outputs with reference outputs under a task's numerical contract (DESIGN §2).
 
 This is the one comparison module. It runs only in the trusted worker; candidate code never sees it.
+Values are compared in float64, chunk by chunk, so memory stays bounded whatever the output size.
 A mismatch report says how many elements differ, where the first ones are, and the worst errors.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import torch
@@ -16,7 +19,8 @@ from kbx.status import Status
 from kbx.tasks.spec import Contract, Tolerance, Workload
 
 _FIRST = 5
-_CHUNK = 1 << 22
+_CHUNK = 1 << 24
+"""Elements compared at once: about 1 GiB of float64 temporaries."""
 
 
 def compare(
@@ -34,15 +38,10 @@ def compare(
     outputs = list(got) if isinstance(got, (tuple, list)) else [got]
     if len(outputs) != len(expected):
         return [Comparison(Status.WRONG_SHAPE, f"returned {len(outputs)} outputs, expected {len(expected)}")]
-    return [
-        compare_tensor(out, ref, contract, dtype, workload)
-        for out, ref in zip(outputs, expected)
-    ]
+    return [compare_tensor(out, ref, contract, dtype, workload) for out, ref in zip(outputs, expected)]
 
 
-def compare_tensor(
-    out: Any, ref: torch.Tensor, contract: Contract, dtype: str, workload: Workload
-) -> Comparison:
+def compare_tensor(out: Any, ref: torch.Tensor, contract: Contract, dtype: str, workload: Workload) -> Comparison:
     """Compare one output tensor with one reference tensor."""
     if not isinstance(out, torch.Tensor):
         kind = getattr(out, "type_name", type(out).__name__)
@@ -51,108 +50,111 @@ def compare_tensor(
         return Comparison(Status.WRONG_SHAPE, f"shape {tuple(out.shape)}, expected {tuple(ref.shape)}")
     if out.dtype != ref.dtype:
         return Comparison(Status.WRONG_DTYPE, f"dtype {out.dtype}, expected {ref.dtype}")
-    if out.device != ref.device:
-        out = out.to(ref.device)
-    total = ref.numel()
-    if not (ref.is_floating_point() or ref.is_complex()) or contract.kind == "exact":
-        return _exact(out, ref, total)
-    o, r = out.double(), ref.double()
-    nonfinite = ~torch.isfinite(o) & torch.isfinite(r)
-    if bool(nonfinite.any()):
-        return _report(Status.NONFINITE, "are non-finite where the reference is finite", nonfinite, o, r)
-    if contract.kind == "quantized":
-        return _quantized(o, r, contract, total)
-    return _allclose(o, r, contract.tolerance(dtype, workload), total)
+    exact = not ref.is_floating_point() or contract.kind == "exact"
+    tolerance = contract.tolerance(dtype, workload) if contract.kind == "allclose" and not exact else None
+    tally = _Tally()
+    flat_out, flat_ref = out.to(ref.device).reshape(-1), ref.reshape(-1)
+    for start in range(0, flat_ref.numel(), _CHUNK):
+        o = flat_out[start : start + _CHUNK]
+        r = flat_ref[start : start + _CHUNK]
+        if exact:
+            tally.exact(start, o, r)
+        else:
+            tally.close(start, o.double(), r.double(), tolerance)
+    return tally.verdict(tuple(ref.shape), contract, exact)
 
 
-def _exact(out: torch.Tensor, ref: torch.Tensor, total: int) -> Comparison:
-    same = out == ref
-    if ref.is_floating_point():
-        same |= torch.isnan(out) & torch.isnan(ref)
-    bad = ~same
-    if not bool(bad.any()):
-        return Comparison(Status.PASSED, total=total, max_abs_error=0.0, max_rel_error=0.0)
-    return _report(Status.MISMATCH, "differ (exact contract)", bad, out.double(), ref.double())
+@dataclass
+class _Tally:
+    """Running counts over chunks: bad and non-finite elements, worst errors, sums of squares."""
 
+    total: int = 0
+    bad: int = 0
+    nonfinite: int = 0
+    first_bad: list[Mismatch] = field(default_factory=list)
+    first_nonfinite: list[Mismatch] = field(default_factory=list)
+    max_abs: float = 0.0
+    max_rel: float = 0.0
+    sq_diff: float = 0.0
+    sq_ref: float = 0.0
+    tolerance: Tolerance | None = None
 
-def _allclose(o: torch.Tensor, r: torch.Tensor, tol: Tolerance, total: int) -> Comparison:
-    both_nan = torch.isnan(o) & torch.isnan(r)
-    same_inf = torch.isinf(r) & (o == r)
-    diff = (o - r).abs()
-    special = both_nan | same_inf
-    diff = torch.where(special, torch.zeros_like(diff), diff)
-    bad = ~(diff <= tol.atol + tol.rtol * r.abs()) & ~special
-    if not bool(bad.any()):
-        max_abs, max_rel = _errors(diff, r)
-        return Comparison(Status.PASSED, total=total, max_abs_error=max_abs, max_rel_error=max_rel)
-    message = f"are outside atol={tol.atol:.3g}, rtol={tol.rtol:.3g}"
-    return _report(Status.MISMATCH, message, bad, o, r)
+    def exact(self, start: int, o: torch.Tensor, r: torch.Tensor) -> None:
+        same = o == r
+        if r.is_floating_point():
+            same |= torch.isnan(o) & torch.isnan(r)
+        bad = ~same
+        o64, r64 = o.double(), r.double()
+        self._errors((o64 - r64).abs().masked_fill(same, 0.0), r64)
+        self._count(start, bad, o64, r64, self.first_bad, "bad")
+        self.total += r.numel()
 
+    def close(self, start: int, o: torch.Tensor, r: torch.Tensor, tol: Tolerance | None) -> None:
+        nonfinite = ~torch.isfinite(o) & torch.isfinite(r)
+        special = (torch.isnan(o) & torch.isnan(r)) | (torch.isinf(r) & (o == r))
+        diff = (o - r).abs().masked_fill(special | nonfinite, 0.0)
+        self._count(start, nonfinite, o, r, self.first_nonfinite, "nonfinite")
+        self._errors(diff, r)
+        if tol is None:  # quantized: a scale-relative bound over the whole tensor
+            self.sq_diff += float(diff.square().sum())
+            self.sq_ref += float(r.masked_fill(~torch.isfinite(r), 0.0).square().sum())
+        else:
+            self.tolerance = tol
+            bad = ~(diff <= tol.atol + tol.rtol * r.abs()) & ~special & ~nonfinite
+            self._count(start, bad, o, r, self.first_bad, "bad")
+        self.total += r.numel()
 
-def _quantized(o: torch.Tensor, r: torch.Tensor, contract: Contract, total: int) -> Comparison:
-    assert contract.bound is not None
-    rms_ref = float(r.square().mean().sqrt())
-    rel_rmse = float((o - r).square().mean().sqrt()) / max(rms_ref, 1e-30)
-    max_abs, max_rel = _errors((o - r).abs(), r)
-    if rel_rmse <= contract.bound:
-        return Comparison(
-            Status.PASSED, total=total, max_abs_error=max_abs, max_rel_error=max_rel, rel_rmse=rel_rmse
+    def _count(self, start: int, mask: torch.Tensor, o: torch.Tensor, r: torch.Tensor, first: list, what: str) -> None:
+        hits = int(mask.sum())
+        if not hits:
+            return
+        setattr(self, what, getattr(self, what) + hits)
+        for flat in mask.nonzero().flatten()[: _FIRST - len(first)].tolist():
+            first.append(Mismatch(index=(start + flat,), got=float(o[flat]), expected=float(r[flat])))
+
+    def _errors(self, diff: torch.Tensor, r: torch.Tensor) -> None:
+        finite = torch.isfinite(diff)
+        if not bool(finite.any()):
+            return
+        d = diff.masked_fill(~finite, 0.0)
+        rel = (d / r.abs()).masked_fill((r == 0) | ~finite | ~torch.isfinite(r), 0.0)
+        self.max_abs = max(self.max_abs, float(d.max()))
+        self.max_rel = max(self.max_rel, float(rel.max()))
+
+    def verdict(self, shape: tuple[int, ...], contract: Contract, exact: bool) -> Comparison:
+        errors = {"max_abs_error": self.max_abs, "max_rel_error": self.max_rel, "total": self.total}
+        if self.nonfinite:
+            return self._report(Status.NONFINITE, "are non-finite where the reference is finite", shape,
+                                self.nonfinite, self.first_nonfinite, errors)
+        if not exact and self.tolerance is None:
+            assert contract.bound is not None
+            rel_rmse = math.sqrt(self.sq_diff) / max(math.sqrt(self.sq_ref), 1e-300)
+            if rel_rmse <= contract.bound:
+                return Comparison(Status.PASSED, rel_rmse=rel_rmse, **errors)
+            message = f"RMS(out-ref)/RMS(ref) = {rel_rmse:.3g} exceeds the contract bound {contract.bound:.3g}"
+            return Comparison(Status.MISMATCH, message, rel_rmse=rel_rmse, **errors)
+        if not self.bad:
+            return Comparison(Status.PASSED, **errors)
+        what = "differ (exact contract)" if exact else (
+            f"are outside atol={self.tolerance.atol:.3g}, rtol={self.tolerance.rtol:.3g}")
+        return self._report(Status.MISMATCH, what, shape, self.bad, self.first_bad, errors)
+
+    def _report(
+        self, status: Status, what: str, shape: tuple[int, ...], count: int, first: list[Mismatch],
+        errors: dict[str, Any],
+    ) -> Comparison:
+        located = tuple(Mismatch(_unravel(m.index[0], shape), m.got, m.expected) for m in first)
+        where = ", ".join(f"{list(m.index)}: got {m.got:.6g}, expected {m.expected:.6g}" for m in located[:3])
+        message = (
+            f"{count} of {self.total} elements {what}; max abs err {self.max_abs:.3g}, "
+            f"max rel err {self.max_rel:.3g}; first at {where}"
         )
-    return Comparison(
-        Status.MISMATCH,
-        f"RMS(out-ref)/RMS(ref) = {rel_rmse:.3g} exceeds the contract bound {contract.bound:.3g}",
-        max_abs_error=max_abs,
-        max_rel_error=max_rel,
-        total=total,
-        rel_rmse=rel_rmse,
-    )
+        return Comparison(status, message, mismatches=count, first=located, **errors)
 
 
-def _errors(diff: torch.Tensor, ref: torch.Tensor) -> tuple[float, float]:
-    finite = torch.isfinite(diff)
-    if not bool(finite.any()):
-        return 0.0, 0.0
-    d = torch.where(finite, diff, torch.zeros_like(diff))
-    nonzero = ref != 0
-    rel = torch.where(nonzero & finite, d / ref.abs().clamp_min(1e-300), torch.zeros_like(d))
-    return float(d.max()), float(rel.max())
-
-
-def _report(status: Status, what: str, bad: torch.Tensor, o: torch.Tensor, r: torch.Tensor) -> Comparison:
-    count = int(bad.sum())
-    diff = (o - r).abs()
-    max_abs, max_rel = _errors(diff, r)
-    first = _first_indices(bad)
-    mismatches = tuple(
-        Mismatch(index=idx, got=float(o[idx]), expected=float(r[idx])) for idx in first
-    )
-    where = ", ".join(f"{list(m.index)}: got {m.got:.6g}, expected {m.expected:.6g}" for m in mismatches[:3])
-    message = (
-        f"{count} of {r.numel()} elements {what}; max abs err {max_abs:.3g}, max rel err {max_rel:.3g}; "
-        f"first at {where}"
-    )
-    return Comparison(
-        status, message, max_abs_error=max_abs, max_rel_error=max_rel, mismatches=count,
-        total=r.numel(), first=mismatches,
-    )
-
-
-def _first_indices(bad: torch.Tensor) -> list[tuple[int, ...]]:
-    """Row-major indices of the first few True elements, scanning in chunks to bound memory."""
-    flat = bad.reshape(-1)
-    found: list[int] = []
-    for start in range(0, flat.numel(), _CHUNK):
-        hits = flat[start : start + _CHUNK].nonzero().flatten()[: _FIRST - len(found)]
-        found.extend(start + int(h) for h in hits)
-        if len(found) >= _FIRST:
-            break
-    shape = bad.shape
-    indices = []
-    for flat_index in found:
-        idx = []
-        for size in reversed(shape):
-            idx.append(flat_index % size)
-            flat_index //= size
-        indices.append(tuple(reversed(idx)))
-    return indices
-
+def _unravel(flat: int, shape: tuple[int, ...]) -> tuple[int, ...]:
+    index = []
+    for size in reversed(shape):
+        index.append(flat % size)
+        flat //= size
+    return tuple(reversed(index))
