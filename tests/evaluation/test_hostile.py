@@ -8,24 +8,13 @@ from pathlib import Path
 import pytest
 
 from kbx.runner import RunOptions, RunResult, evaluate_sources
+from kbx.tasks.suite_check import expected_status
 from tests.conftest import FIXTURES
 
 TIMEOUT_S = 20.0
-EXPECTED = {
-    "loop_forever": "TIMEOUT",
-    "os_exit_mid_call": "CRASHED",
-    "segfault": "CRASHED",
-    "print_100mb": "PASSED",
-    "raises": "RUNTIME_ERROR",
-    "import_error": "COMPILE_ERROR",
-    "wrong_shape": "WRONG_SHAPE",
-    "wrong_dtype": "WRONG_DTYPE",
-    "nan_output": "NONFINITE",
-    "mutates_input": "INPUT_MUTATED",
-    "returns_none": "WRONG_SHAPE",
-    "autotuned": "PASSED",
-    "no_code_reply": "REJECTED_STATIC",
-}
+HOSTILE = FIXTURES / "hostile"
+EXPECTED = {path.stem: expected_status(path) for path in sorted(HOSTILE.glob("*.py"))}
+EXPECTED["no_code_reply"] = "REJECTED_STATIC"
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +23,7 @@ def hostile_run(tmp_path_factory: pytest.TempPathFactory) -> RunResult:
     replies = out / "replies.jsonl"
     replies.write_text(json.dumps({"task": "gelu", "name": "no_code_reply", "response": "Use F.gelu."}) + "\n")
     options = RunOptions(out_dir=out / "run", device="cpu", tasks=("gelu",), timeout_s=TIMEOUT_S, jobs=2)
-    return evaluate_sources([str(FIXTURES / "hostile"), str(replies)], options, progress=None)
+    return evaluate_sources([str(HOSTILE), str(replies)], options, progress=None)
 
 
 def _by_name(run: RunResult) -> dict[str, object]:
