@@ -20,7 +20,7 @@ os.environ.setdefault("TRITON_INTERPRET", "1")
 import torch  # noqa: E402
 
 from kbx.evaluation.compare import compare  # noqa: E402
-from kbx.evaluation.interpreter import install_autotune_shim  # noqa: E402
+from kbx.evaluation.interpreter import install_interpreter_shims  # noqa: E402
 from kbx.tasks.meta import read_task  # noqa: E402
 from kbx.tasks.module import import_task  # noqa: E402
 
@@ -37,7 +37,7 @@ def _outputs(value):
 
 
 def main(folder: str) -> int:
-    install_autotune_shim()
+    install_interpreter_shims()
     task = read_task(Path(folder))
     code = import_task(task)
     cases = [(w, d, s) for w in task.workloads_for(("smoke", "check")) for d in task.dtypes for s in (0, 1)]

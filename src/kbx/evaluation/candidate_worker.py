@@ -54,9 +54,9 @@ def main(argv: list[str]) -> int:
 
     device = spec["device"]
     if device == "cpu":
-        from kbx.evaluation.interpreter import install_autotune_shim
+        from kbx.evaluation.interpreter import install_interpreter_shims
 
-        install_autotune_shim()
+        install_interpreter_shims()
         torch.set_num_threads(1)
     task = read_task(Path(spec["task_dir"]))
     make_inputs = import_task(task).make_inputs

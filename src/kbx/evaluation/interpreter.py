@@ -1,23 +1,87 @@
-"""Make ordinary Triton code run under the CPU interpreter (`TRITON_INTERPRET=1`).
+"""Make ordinary Triton code run under the CPU interpreter (`TRITON_INTERPRET=1`) as it would on a GPU.
 
-`@triton.autotune` with several configs benchmarks them through the active GPU driver, which a CPU-only
-machine lacks. Under the interpreter timings mean nothing anyway, so the shim keeps the first config that
-survives pruning; correctness does not depend on the config a kernel is launched with.
+Installed in the candidate worker before candidate code is imported, on the CPU only:
+- `@triton.autotune` with several configs benchmarks them through the active GPU driver, which a CPU machine
+  lacks. Timings mean nothing here anyway, so the first config that survives pruning is kept; correctness
+  cannot depend on the config a kernel is launched with.
+- The interpreter stores bfloat16 as raw uint16 bit patterns and computes `tl.dot` and arithmetic on bf16 operands
+  on those bit patterns, and it truncates fp32 -> bf16 casts (triton-lang/triton#11584). A GPU multiplies bf16
+  exactly, accumulates in fp32 and rounds casts to nearest-even; the shim does the same, so an honest bf16 kernel
+  is not failed on the CPU for the interpreter's sake.
 """
 
 from __future__ import annotations
 
+from typing import Any
 
-def install_autotune_shim() -> None:
-    """Patch triton's Autotuner to skip benchmarking; call before candidate code is imported."""
+import numpy as np
+
+
+def install_interpreter_shims() -> None:
+    """Patch Triton's autotuner and interpreter; idempotent."""
+    _shim_autotune()
+    _shim_bfloat16()
+
+
+def bf16_bits_to_f32(bits: np.ndarray) -> np.ndarray:
+    """Exact widening: bf16 is the top half of an fp32."""
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+def f32_to_bf16_bits(values: np.ndarray) -> np.ndarray:
+    """Round fp32 to the nearest bf16 (ties to even); NaN stays a quiet NaN."""
+    values = np.ascontiguousarray(values, dtype=np.float32)
+    bits = values.view(np.uint32).astype(np.uint64)
+    rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+    return np.where(np.isnan(values), np.uint16(0x7FC0), rounded)
+
+
+def _shim_autotune() -> None:
     from triton.runtime.autotuner import Autotuner
 
     if getattr(Autotuner, "_kbx_shimmed", False):
         return
     original = Autotuner.prune_configs
 
-    def first_config(self, kwargs):  # type: ignore[no-untyped-def]
+    def first_config(self: Any, kwargs: Any) -> Any:
         return original(self, kwargs)[:1]
 
     Autotuner.prune_configs = first_config
     Autotuner._kbx_shimmed = True
+
+
+def _shim_bfloat16() -> None:
+    import triton.language as tl
+    from triton.runtime.interpreter import InterpreterBuilder, TensorHandle
+
+    if getattr(InterpreterBuilder, "_kbx_shimmed", False):
+        return
+    original_dot = InterpreterBuilder.create_dot
+    original_binary = InterpreterBuilder.binary_op
+    original_cast = InterpreterBuilder.cast_impl
+
+    def widen(handle: Any) -> Any:
+        if handle.dtype.scalar == tl.bfloat16:
+            return TensorHandle(bf16_bits_to_f32(handle.data), tl.float32)
+        return handle
+
+    def create_dot(self: Any, a: Any, b: Any, d: Any, input_precision: Any, max_num_imprecise_acc: Any) -> Any:
+        return original_dot(self, widen(a), widen(b), d, input_precision, max_num_imprecise_acc)
+
+    def binary_op(self: Any, lhs: Any, rhs: Any, op: Any) -> Any:
+        if lhs.dtype.scalar == tl.bfloat16 and rhs.dtype.scalar == tl.bfloat16:
+            result = original_binary(self, widen(lhs), widen(rhs), op)
+            if result.data.dtype == np.float32:
+                return TensorHandle(f32_to_bf16_bits(result.data), tl.bfloat16)
+            return result  # comparisons yield booleans
+        return original_binary(self, lhs, rhs, op)
+
+    def cast_impl(self: Any, src: Any, dst_type: Any) -> Any:
+        if src.dtype.scalar == tl.float32 and dst_type.scalar == tl.bfloat16:
+            return TensorHandle(f32_to_bf16_bits(src.data), tl.bfloat16)
+        return original_cast(self, src, dst_type)
+
+    InterpreterBuilder.create_dot = create_dot
+    InterpreterBuilder.binary_op = binary_op
+    InterpreterBuilder.cast_impl = cast_impl
+    InterpreterBuilder._kbx_shimmed = True

@@ -20,10 +20,6 @@ output dtype first); the difference is within the task's tolerance.
 Speed. The bench shape (8192 x 4096 @ 4096 x 16384) is 1.1 TFLOP. Measured on an H200: 2.2 ms, about 500
 TFLOP/s, where cuBLAS plus a separate GELU takes 1.9 ms; expect about the same on an H100. The erf epilogue
 costs little; the gap is the main loop, which cuBLAS runs faster than this plain tl.dot pipeline.
-
-CPU interpreter. Triton's interpreter multiplies the raw bit patterns of bf16 tiles in `tl.dot`
-(triton-lang/triton#11584), so for CPU tensors (which only run under TRITON_INTERPRET=1) tiles are widened to
-fp32 first; bf16 values are exact in fp32, so the result is unchanged.
 """
 
 import torch
@@ -54,7 +50,7 @@ def _linear_gelu_kernel(
     stride_wn, stride_wk,
     stride_om, stride_on,
     stride_bias,
-    HAS_BIAS: tl.constexpr, UPCAST: tl.constexpr,
+    HAS_BIAS: tl.constexpr,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
 ):
     # --- Which output tile is ours (grouped order for L2 reuse). ---
@@ -81,9 +77,6 @@ def _linear_gelu_kernel(
         k_left = K - k * BLOCK_K
         a = tl.load(x_ptrs, mask=offs_k[None, :] < k_left, other=0.0)
         b = tl.load(w_ptrs, mask=offs_k[:, None] < k_left, other=0.0)
-        if UPCAST:  # CPU interpreter only: see the module docstring
-            a = a.to(tl.float32)
-            b = b.to(tl.float32)
         acc = tl.dot(a, b, acc)
         x_ptrs += BLOCK_K * stride_xk
         w_ptrs += BLOCK_K * stride_wk
@@ -115,6 +108,6 @@ def linear_gelu(input, weight, bias=None):
             weight.stride(0), weight.stride(1),
             out.stride(0), out.stride(1),
             bias.stride(0) if bias is not None else 0,
-            HAS_BIAS=bias is not None, UPCAST=input.device.type == "cpu",
+            HAS_BIAS=bias is not None,
         )
     return out.reshape(*input.shape[:-1], N)

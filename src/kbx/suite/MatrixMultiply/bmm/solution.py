@@ -17,11 +17,6 @@ offsets are computed in 64-bit because batch * batch_stride can pass 2^31 elemen
 Speed. (16, 4096, 4096) x (16, 4096, 4096) is 2.2 TFLOP; on an H100 (~990 TFLOP/s bf16 dense peak) this
 kernel should reach about 600-700 TFLOP/s, close to cuBLAS (measured on an H100: 3.25 ms, 677 TFLOP/s, cuBLAS
 3.52 ms). A column-major `mat2` is slower, about 540 TFLOP/s.
-
-CPU interpreter. Triton's interpreter stores bf16 as raw 16-bit patterns and its `tl.dot` multiplies those
-patterns (triton-lang/triton#11584), so on CPU tensors (which only run under TRITON_INTERPRET=1) the tiles are
-widened to fp32 before `tl.dot`. Every bf16 value is exact in fp32, so the result is the same; on the GPU the
-bf16 tiles go to the tensor cores directly.
 """
 
 import torch
@@ -49,7 +44,6 @@ def _bmm_kernel(
     stride_ab, stride_am, stride_ak,
     stride_bb, stride_bk, stride_bn,
     stride_cb, stride_cm, stride_cn,
-    UPCAST: tl.constexpr,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
 ):
     # --- Which output tile is ours: grouped order within the batch. ---
@@ -77,9 +71,6 @@ def _bmm_kernel(
         k_left = K - k * BLOCK_K
         a = tl.load(a_ptrs, mask=offs_k[None, :] < k_left, other=0.0)
         b = tl.load(b_ptrs, mask=offs_k[:, None] < k_left, other=0.0)
-        if UPCAST:  # CPU interpreter only: see the module docstring
-            a = a.to(tl.float32)
-            b = b.to(tl.float32)
         acc = tl.dot(a, b, acc)
         a_ptrs += BLOCK_K * stride_ak
         b_ptrs += BLOCK_K * stride_bk
@@ -102,6 +93,5 @@ def bmm(input, mat2):
     _bmm_kernel[grid](
         input, mat2, out, M, N, K,
         *input.stride(), *mat2.stride(), *out.stride(),
-        UPCAST=input.device.type == "cpu",
     )
     return out

@@ -16,7 +16,7 @@ EXPECT = "MISMATCH"
 def _linear_gelu_kernel(
     x_ptr, w_ptr, bias_ptr, out_ptr, M, N, K,
     stride_xm, stride_xk, stride_wn, stride_wk, stride_om, stride_on,
-    HAS_BIAS: tl.constexpr, UPCAST: tl.constexpr,
+    HAS_BIAS: tl.constexpr,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
 ):
     pid_m = tl.program_id(0)
@@ -31,9 +31,6 @@ def _linear_gelu_kernel(
         k_left = K - k * BLOCK_K
         a = tl.load(x_ptrs, mask=(offs_m[:, None] < M) & (offs_k[None, :] < k_left), other=0.0)
         b = tl.load(w_ptrs, mask=(offs_k[:, None] < k_left) & (offs_n[None, :] < N), other=0.0)
-        if UPCAST:  # the CPU interpreter cannot tl.dot bf16 tiles
-            a = a.to(tl.float32)
-            b = b.to(tl.float32)
         acc = tl.dot(a, b, acc)
         x_ptrs += BLOCK_K * stride_xk
         w_ptrs += BLOCK_K * stride_wk
@@ -55,6 +52,6 @@ def linear_gelu(input, weight, bias=None):
     _linear_gelu_kernel[grid](
         x, weight, bias if bias is not None else out, out, M, N, K,
         x.stride(0), x.stride(1), weight.stride(0), weight.stride(1), out.stride(0), out.stride(1),
-        HAS_BIAS=bias is not None, UPCAST=input.device.type == "cpu", BLOCK_M=64, BLOCK_N=64, BLOCK_K=32,
+        HAS_BIAS=bias is not None, BLOCK_M=64, BLOCK_N=64, BLOCK_K=32,
     )
     return out.reshape(*input.shape[:-1], N)

@@ -14,8 +14,7 @@ EXPECT = "MISMATCH"
 
 @triton.jit
 def _bmm_kernel(
-    a_ptr, b_ptr, c_ptr, M, N, K,
-    UPCAST: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+    a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
 ):
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
@@ -30,9 +29,6 @@ def _bmm_kernel(
         k_left = K - k * BLOCK_K
         a = tl.load(a_ptrs, mask=(offs_m[:, None] < M) & (offs_k[None, :] < k_left), other=0.0)
         b = tl.load(b_ptrs, mask=(offs_k[:, None] < k_left) & (offs_n[None, :] < N), other=0.0)
-        if UPCAST:  # the CPU interpreter cannot tl.dot bf16 tiles
-            a = a.to(tl.float32)
-            b = b.to(tl.float32)
         acc = tl.dot(a, b, acc)
         a_ptrs += BLOCK_K
         b_ptrs += BLOCK_K * N
@@ -45,6 +41,5 @@ def bmm(input, mat2):
     N = mat2.shape[2]
     out = torch.empty((B, M, N), device=input.device, dtype=input.dtype)
     grid = (triton.cdiv(M, 64), triton.cdiv(N, 64), B)
-    _bmm_kernel[grid](input, mat2, out, M, N, K,
-                      UPCAST=input.device.type == "cpu", BLOCK_M=64, BLOCK_N=64, BLOCK_K=32)
+    _bmm_kernel[grid](input, mat2, out, M, N, K, BLOCK_M=64, BLOCK_N=64, BLOCK_K=32)
     return out

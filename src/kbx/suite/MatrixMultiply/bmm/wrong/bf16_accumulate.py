@@ -16,7 +16,7 @@ EXPECT = "MISMATCH"
 def _bmm_kernel(
     a_ptr, b_ptr, c_ptr, M, N, K,
     stride_ab, stride_am, stride_ak, stride_bb, stride_bk, stride_bn, stride_cb, stride_cm, stride_cn,
-    UPCAST: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
 ):
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
@@ -31,9 +31,6 @@ def _bmm_kernel(
         k_left = K - k * BLOCK_K
         a = tl.load(a_ptrs, mask=(offs_m[:, None] < M) & (offs_k[None, :] < k_left), other=0.0)
         b = tl.load(b_ptrs, mask=(offs_k[:, None] < k_left) & (offs_n[None, :] < N), other=0.0)
-        if UPCAST:  # the CPU interpreter cannot tl.dot bf16 tiles
-            a = a.to(tl.float32)
-            b = b.to(tl.float32)
         acc = (acc + tl.dot(a, b)).to(tl.bfloat16)
         a_ptrs += BLOCK_K * stride_ak
         b_ptrs += BLOCK_K * stride_bk
@@ -47,5 +44,5 @@ def bmm(input, mat2):
     out = torch.empty((B, M, N), device=input.device, dtype=input.dtype)
     grid = (triton.cdiv(M, 64), triton.cdiv(N, 64), B)
     _bmm_kernel[grid](input, mat2, out, M, N, K, *input.stride(), *mat2.stride(), *out.stride(),
-                      UPCAST=input.device.type == "cpu", BLOCK_M=64, BLOCK_N=64, BLOCK_K=32)
+                      BLOCK_M=64, BLOCK_N=64, BLOCK_K=32)
     return out
