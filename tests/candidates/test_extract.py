@@ -40,3 +40,8 @@ def test_shell_blocks_are_not_python():
 def test_without_entry_point_the_last_python_block_is_returned():
     reply = "```python\nx = 1\n```\n```python\ny = 2\n```"
     assert extract_code(reply, ENTRY).code == "y = 2\n"
+
+
+def test_empty_blocks_do_not_count_as_code():
+    result = extract_code("Here it is:\n```python\n```\nOops.", ENTRY)
+    assert result.code is None and "no code block" in result.problem

@@ -28,7 +28,7 @@ class Extraction:
 
 def extract_code(response: str, entry_point: str) -> Extraction:
     """Pick the code block of `response` that defines `entry_point`."""
-    blocks = _fenced_blocks(response)
+    blocks = [(info, body) for info, body in _fenced_blocks(response) if body.strip()]
     if not blocks:
         if _defines(response, entry_point):
             return Extraction(code=response.strip() + "\n")
