@@ -26,6 +26,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("kbx: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # output piped into `head` and the like
+        sys.stderr.close()
+        return 0
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -93,7 +96,7 @@ def _tasks_list(args: argparse.Namespace) -> int:
         print(json.dumps(rows, indent=2))
         return 0
     for t in tasks:
-        print(f"{t.category:15s} L{t.level}  {t.name}{t.signature.render():40s} {','.join(t.dtypes)}")
+        print(f"{t.category:15s} L{t.level}  {t.name + t.signature.render():70s} {','.join(t.dtypes)}")
     print(f"{len(tasks)} task(s) in {len({t.category for t in tasks})} categories")
     return 0
 
