@@ -62,3 +62,29 @@ def test_kernel_never_launched():
 def test_jit_aliases_are_recognised(header):
     code = f"{header}\ndef _k(x):\n    pass\n\ndef gelu(input, approximate='none'):\n    _k[(1,)](input)\n"
     assert verdict(code).status is None
+
+
+def test_kernel_reading_a_plain_global_is_a_compile_error():
+    code = KERNEL.replace("@triton.jit", "SCALE = 0.5\n\n@triton.jit").replace("    pass", "    x = SCALE")
+    result = verdict(code + "\ndef gelu(input, approximate='none'):\n    _k[(1,)](input, BLOCK=4)\n")
+    assert result.status is Status.COMPILE_ERROR and "SCALE" in result.message
+
+
+@pytest.mark.parametrize(
+    "binding", ["SCALE = tl.constexpr(0.5)", "SCALE: tl.constexpr = tl.constexpr(0.5)", "SCALE = torch.float16"]
+)
+def test_constexpr_and_non_literal_globals_are_allowed(binding):
+    code = KERNEL.replace("@triton.jit", f"import torch\n{binding}\n\n@triton.jit").replace("    pass", "    x = SCALE")
+    assert verdict(code + "\ndef gelu(input, approximate='none'):\n    _k[(1,)](input, BLOCK=4)\n").status is None
+
+
+def test_host_code_may_read_plain_globals():
+    code = "BLOCK = 1024\n" + KERNEL + "\ndef gelu(input, approximate='none'):\n    _k[(1,)](input, BLOCK=BLOCK)\n"
+    assert verdict(code).status is None
+
+
+def test_parameter_defaults_may_read_plain_globals():
+    code = KERNEL.replace("@triton.jit", "WIDTH = 64\n\n@triton.jit").replace(
+        "BLOCK: tl.constexpr)", "BLOCK: tl.constexpr = WIDTH)"
+    )
+    assert verdict(code + "\ndef gelu(input, approximate='none'):\n    _k[(1,)](input)\n").status is None

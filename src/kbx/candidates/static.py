@@ -1,7 +1,9 @@
 """The static stage: what can be decided from a candidate's source without running it (DESIGN §5).
 
 Checks, in order: there is code; it parses (else COMPILE_ERROR); it defines the entry point at top level with
-the task's exact parameters and defaults; it defines at least one `@triton.jit` kernel and uses it.
+the task's exact parameters and defaults; it defines at least one `@triton.jit` kernel and uses it; no kernel
+reads a plain-number module global (compiled Triton rejects those, the CPU interpreter does not, so without this
+check a CPU verdict would be kinder than a GPU one).
 Anti-cheat rules (forbidden modules and calls) plug in here as further named checks.
 """
 
@@ -36,7 +38,7 @@ def check_static(code: str | None, entry_point: str, signature: Signature, probl
         tree = ast.parse(code)
     except SyntaxError as exc:
         return StaticVerdict(Status.COMPILE_ERROR, "parses", f"syntax error on line {exc.lineno}: {exc.msg}")
-    for check in (_entry_point, _uses_triton_kernel):
+    for check in (_entry_point, _uses_triton_kernel, _kernel_globals):
         verdict = check(tree, entry_point, signature)
         if verdict.status is not None:
             return verdict
@@ -82,6 +84,44 @@ def _uses_triton_kernel(tree: ast.Module, entry_point: str, signature: Signature
             Status.REJECTED_STATIC, "triton_kernel", f"kernel(s) {', '.join(sorted(kernels))} are never launched"
         )
     return PASS
+
+
+def _kernel_globals(tree: ast.Module, entry_point: str, signature: Signature) -> StaticVerdict:
+    plain = {name for node in tree.body for name in _plain_literal_globals(node)}
+    jit_names, triton_names = _triton_aliases(tree)
+    for func in ast.walk(tree):
+        if not isinstance(func, ast.FunctionDef) or not any(
+            _is_jit(d, jit_names, triton_names) for d in func.decorator_list
+        ):
+            continue
+        local = {a.arg for a in func.args.args} | {
+            n.id for n in ast.walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        }
+        body = [node for stmt in func.body for node in ast.walk(stmt)]  # defaults may read globals
+        for node in body:
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in plain - local:
+                return StaticVerdict(
+                    Status.COMPILE_ERROR,
+                    "kernel_globals",
+                    f"kernel `{func.name}` reads the global `{node.id}` (line {node.lineno}), which is not a "
+                    f"tl.constexpr; compiled Triton rejects this: write `{node.id} = tl.constexpr(...)`",
+                )
+    return PASS
+
+
+def _plain_literal_globals(node: ast.stmt) -> list[str]:
+    """Module-level names bound to a number, string or bool literal (not wrapped in constexpr)."""
+    if isinstance(node, ast.Assign):
+        targets, value = node.targets, node.value
+    elif isinstance(node, ast.AnnAssign) and node.value is not None:
+        targets, value = [node.target], node.value
+    else:
+        return []
+    if isinstance(value, ast.UnaryOp):
+        value = value.operand
+    if not isinstance(value, ast.Constant) or value.value is None:
+        return []
+    return [t.id for t in targets if isinstance(t, ast.Name)]
 
 
 def _triton_aliases(tree: ast.Module) -> tuple[set[str], set[str]]:
