@@ -3,7 +3,7 @@
 Checks, in order: there is code; it parses (else COMPILE_ERROR); it defines the entry point at top level with
 the task's exact parameters and defaults; it defines at least one `@triton.jit` kernel and uses it; no kernel
 reads a plain-number module global (compiled Triton rejects those, the CPU interpreter does not, so without this
-check a CPU verdict would be kinder than a GPU one).
+check a CPU verdict would be kinder than a GPU one). Anti-cheat rules (`kbx.candidates.anticheat`) run first.
 Anti-cheat rules (forbidden modules and calls) plug in here as further named checks.
 """
 
@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from kbx.candidates.anticheat import find_violation
 from kbx.status import Status
 from kbx.tasks.meta import signature_of
 from kbx.tasks.spec import Signature
@@ -38,6 +39,9 @@ def check_static(code: str | None, entry_point: str, signature: Signature, probl
         tree = ast.parse(code)
     except SyntaxError as exc:
         return StaticVerdict(Status.COMPILE_ERROR, "parses", f"syntax error on line {exc.lineno}: {exc.msg}")
+    violation = find_violation(tree)
+    if violation is not None:
+        return StaticVerdict(Status.REJECTED_STATIC, f"anticheat.{violation.rule}", violation.message())
     for check in (_entry_point, _uses_triton_kernel, _kernel_globals):
         verdict = check(tree, entry_point, signature)
         if verdict.status is not None:
