@@ -132,7 +132,7 @@ def _dynamic_code(tree: ast.Module, aliases: dict[str, str]) -> Iterator[Violati
             yield Violation("dynamic_code", node.lineno, f"calls {node.func.id}(): {DYNAMIC_BUILTINS[node.func.id]}")
         if isinstance(node, ast.Name) and node.id in {"__builtins__", "builtins"}:
             yield Violation("dynamic_code", node.lineno, "reaches into builtins: hides what runs")
-        if isinstance(node, ast.Call) and _is_string_getattr(node):
+        if isinstance(node, ast.Call) and _is_computed_getattr(node, aliases):
             yield Violation("dynamic_code", node.lineno, "getattr with a computed name on a module hides what runs")
 
 
@@ -187,8 +187,10 @@ def _forbidden_prefix(dotted: str) -> str | None:
     return None
 
 
-def _is_string_getattr(node: ast.Call) -> bool:
-    """`getattr(module_or_anything, <not a string literal>)`: a computed attribute name."""
+def _is_computed_getattr(node: ast.Call, aliases: dict[str, str]) -> bool:
+    """`getattr(<imported module>, <not a string literal>)`: a module attribute chosen at run time."""
     if not (isinstance(node.func, ast.Name) and node.func.id == "getattr" and len(node.args) >= 2):
+        return False
+    if _resolve(node.args[0], aliases) is None:
         return False
     return not (isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str))
