@@ -3,7 +3,8 @@
     TRITON_INTERPRET=1 python scripts/check_task.py src/kbx/suite/Activation/gelu
 
 Loads the task, checks the reference is deterministic, runs solution.py and every wrong/*.py on the smoke and
-check workloads for every dtype and two seeds, and prints one line per candidate. This is a quick loop for
+check workloads for every dtype and two seeds, and prints one line per candidate, marked BAD unless it got the
+status the suite expects of it (PASSED, or the wrong file's EXPECT). This is a quick loop for
 people writing tasks; verdicts that count come from the isolated pipeline (`kbx eval`).
 """
 
@@ -23,6 +24,7 @@ from kbx.evaluation.compare import compare  # noqa: E402
 from kbx.evaluation.interpreter import install_interpreter_shims  # noqa: E402
 from kbx.tasks.meta import read_task  # noqa: E402
 from kbx.tasks.module import import_task  # noqa: E402
+from kbx.tasks.suite_check import expected_status  # noqa: E402
 
 
 def _load(path: Path, name: str):
@@ -65,9 +67,9 @@ def main(folder: str) -> int:
                 if verdict != "PASSED":
                     break
         except Exception as exc:  # an authoring aid: show the error, keep going
-            verdict, worst = "ERROR", f"{type(exc).__name__}: {str(exc)[:300]}"
-        expected = "PASSED" if path == task.solution_file else "not PASSED"
-        ok = (verdict == "PASSED") == (path == task.solution_file)
+            verdict, worst = "RUNTIME_ERROR", f"{type(exc).__name__}: {str(exc)[:300]}"
+        expected = expected_status(path)
+        ok = verdict == expected
         failed |= not ok
         took = time.time() - start
         print(f"{'ok ' if ok else 'BAD'} {path.name:32s} {verdict:12s} ({expected}; {took:.1f}s) {worst}")

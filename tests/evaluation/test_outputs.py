@@ -25,3 +25,8 @@ def test_tensor_subclasses_are_not_passed_through():
 
     (packed,) = pack_outputs(torch.ones(2).as_subclass(Sneaky))
     assert unpack_output(packed).type_name == "Sneaky"
+
+
+def test_forged_output_items_become_markers():
+    assert unpack_output("not a tensor").type_name == "str"
+    assert unpack_output({"type": 3}).type_name == "3"

@@ -48,7 +48,9 @@ def unpack_output(item: Any) -> Any:
     """Inverse of `_plain` for comparison: markers become a stand-in object named for the original type."""
     if isinstance(item, torch.Tensor):
         return item
-    return _Marker(item.get("type", "object"))
+    if isinstance(item, dict):
+        return _Marker(str(item.get("type", "object")))
+    return _Marker(type(item).__name__)
 
 
 class _Marker:

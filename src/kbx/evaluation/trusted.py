@@ -109,9 +109,11 @@ class _State:
             workload = task.workload(case["workload"])
             try:
                 saved = torch.load(Path(job_dir) / case["file"], map_location=self.device, weights_only=True)
-                saved["outputs"]  # noqa: B018 - the key a worker writes
             except Exception as exc:  # the file is the candidate process's: unreadable means it tampered
                 results.append({"index": case["index"], "error": f"{type(exc).__name__}: {str(exc)[:300]}"})
+                continue
+            if not isinstance(saved, dict) or not isinstance(saved.get("outputs"), list):
+                results.append({"index": case["index"], "error": "the file does not hold a list of outputs"})
                 continue
             expected = self._reference(code, case)
             outputs = [unpack_output(item) for item in saved["outputs"]]
