@@ -88,3 +88,12 @@ def test_parameter_defaults_may_read_plain_globals():
         "BLOCK: tl.constexpr)", "BLOCK: tl.constexpr = WIDTH)"
     )
     assert verdict(code + "\ndef gelu(input, approximate='none'):\n    _k[(1,)](input)\n").status is None
+
+
+def test_the_tasks_forbidden_operations_reject_a_torch_fallback():
+    code = KERNEL + "\nimport torch\n\ndef gelu(input, approximate='none'):\n    _k[(1,)](input, BLOCK=4)\n"
+    code += "    return torch.nn.functional.gelu(input)\n"
+    assert verdict(code).status is None
+    result = check_static(code, "gelu", SIG, forbidden=("gelu",))
+    assert result.status is Status.REJECTED_STATIC and result.check == "anticheat.torch_fallback"
+    assert "torch.nn.functional.gelu" in result.message

@@ -48,6 +48,11 @@ def test_reads_gelu():
         ("def reference(", "def reference2(", "no top-level function `reference`"),
         ("TASK = {", "TASK = dict(x=1) or {", "must be a literal dict"),
         ("from kbx.tasks import inputs\n", "from kbx.tasks import (\n", "syntax error on line"),
+        ('"forbidden": ["gelu", "erf", "erfc", "erfcx", "ndtr", "tanh", "sigmoid"]', '"forbidden": "gelu"',
+         "forbidden must be a list of operation names"),
+        ('"forbidden": ["gelu",', '"forbidden": [["gelu"],', "forbidden must be a list of operation names"),
+        ('"forbidden": ["gelu",', '"forbidden": ["torch.gelu",', "forbidden must be a list of operation names"),
+        ('"forbidden": ["gelu",', '"forbidden": ["GELU", "gelu",', "are the same operation"),
     ],
 )
 def test_malformed_task_names_file_and_problem(task_copy, old, new, problem):
@@ -56,6 +61,12 @@ def test_malformed_task_names_file_and_problem(task_copy, old, new, problem):
         read_task(task_copy)
     assert str(task_copy / "task.py") in str(info.value) and problem in str(info.value)
     assert "\n" not in str(info.value)
+
+
+def test_forbidden_is_read_and_optional(task_copy):
+    assert read_task(GELU).forbidden[:2] == ("gelu", "erf")
+    corrupt(task_copy, '"forbidden": [', '# "forbidden": [')
+    assert read_task(task_copy).forbidden == ()
 
 
 def test_missing_bench_workload(task_copy):

@@ -3,16 +3,18 @@
 Checks, in order: there is code; it parses (else COMPILE_ERROR); it defines the entry point at top level with
 the task's exact parameters and defaults; it defines at least one `@triton.jit` kernel and uses it; no kernel
 reads a plain-number module global (compiled Triton rejects those, the CPU interpreter does not, so without this
-check a CPU verdict would be kinder than a GPU one). Anti-cheat rules (`kbx.candidates.anticheat`) run first.
-Anti-cheat rules (forbidden modules and calls) plug in here as further named checks.
+check a CPU verdict would be kinder than a GPU one). Anti-cheat rules (`kbx.candidates.anticheat`, given the
+task's forbidden operations) run first.
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from kbx.candidates.anticheat import find_violation
+from kbx.candidates.names import Names
 from kbx.status import Status
 from kbx.tasks.meta import signature_of
 from kbx.tasks.spec import Signature
@@ -31,15 +33,29 @@ class StaticVerdict:
 PASS = StaticVerdict(None)
 
 
-def check_static(code: str | None, entry_point: str, signature: Signature, problem: str | None = None) -> StaticVerdict:
-    """Run the static checks on a candidate's source."""
+def check_static(
+    code: str | None,
+    entry_point: str,
+    signature: Signature,
+    problem: str | None = None,
+    forbidden: Iterable[str] = (),
+) -> StaticVerdict:
+    """Run the static checks on a candidate's source.
+
+    Args:
+        code: the candidate's source, None when none could be extracted.
+        entry_point: the function the candidate must define (the task's name).
+        signature: the parameters that function must have.
+        problem: why there is no code, when `code` is None.
+        forbidden: the task's forbidden torch operations (`Task.forbidden`).
+    """
     if code is None or not code.strip():
         return StaticVerdict(Status.REJECTED_STATIC, "has_code", problem or "the candidate has no code")
     try:
         tree = ast.parse(code)
     except SyntaxError as exc:
         return StaticVerdict(Status.COMPILE_ERROR, "parses", f"syntax error on line {exc.lineno}: {exc.msg}")
-    violation = find_violation(tree)
+    violation = find_violation(tree, forbidden)
     if violation is not None:
         return StaticVerdict(Status.REJECTED_STATIC, f"anticheat.{violation.rule}", violation.message())
     for check in (_entry_point, _uses_triton_kernel, _kernel_globals):
@@ -69,13 +85,7 @@ def _entry_point(tree: ast.Module, entry_point: str, signature: Signature) -> St
 
 
 def _uses_triton_kernel(tree: ast.Module, entry_point: str, signature: Signature) -> StaticVerdict:
-    jit_names, triton_names = _triton_aliases(tree)
-    kernels = {
-        node.name
-        for node in ast.walk(tree)
-        if isinstance(node, ast.FunctionDef)
-        and any(_is_jit(d, jit_names, triton_names) for d in node.decorator_list)
-    }
+    kernels = {node.name for node in Names(tree).kernels}
     if not kernels:
         return StaticVerdict(Status.REJECTED_STATIC, "triton_kernel", "no @triton.jit kernel is defined")
     used = {
@@ -92,12 +102,7 @@ def _uses_triton_kernel(tree: ast.Module, entry_point: str, signature: Signature
 
 def _kernel_globals(tree: ast.Module, entry_point: str, signature: Signature) -> StaticVerdict:
     plain = {name for node in tree.body for name in _plain_literal_globals(node)}
-    jit_names, triton_names = _triton_aliases(tree)
-    for func in ast.walk(tree):
-        if not isinstance(func, ast.FunctionDef) or not any(
-            _is_jit(d, jit_names, triton_names) for d in func.decorator_list
-        ):
-            continue
+    for func in Names(tree).kernels:
         local = {a.arg for a in func.args.args} | {
             n.id for n in ast.walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
         }
@@ -126,27 +131,3 @@ def _plain_literal_globals(node: ast.stmt) -> list[str]:
     if not isinstance(value, ast.Constant) or value.value is None:
         return []
     return [t.id for t in targets if isinstance(t, ast.Name)]
-
-
-def _triton_aliases(tree: ast.Module) -> tuple[set[str], set[str]]:
-    """Names bound to `triton.jit` (`from triton import jit`) and to the module (`import triton as tr`)."""
-    jit_names, module_names = set(), {"triton"}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module == "triton":
-            jit_names.update(a.asname or a.name for a in node.names if a.name == "jit")
-        elif isinstance(node, ast.Import):
-            module_names.update(a.asname for a in node.names if a.name == "triton" and a.asname)
-    return jit_names, module_names
-
-
-def _is_jit(decorator: ast.expr, jit_names: set[str], triton_names: set[str]) -> bool:
-    target = decorator.func if isinstance(decorator, ast.Call) else decorator
-    if isinstance(target, ast.Name):
-        return target.id in jit_names
-    return isinstance(target, ast.Attribute) and target.attr == "jit" and _root_name(target) in triton_names
-
-
-def _root_name(node: ast.expr) -> str | None:
-    while isinstance(node, ast.Attribute):
-        node = node.value
-    return node.id if isinstance(node, ast.Name) else None

@@ -66,7 +66,9 @@ class Evaluator:
             provenance=dict(candidate.provenance),
             environment=self.environment,
         )
-        verdict = check_static(candidate.code, candidate.entry_point, task.signature, candidate.problem)
+        verdict = check_static(
+            candidate.code, candidate.entry_point, task.signature, candidate.problem, task.forbidden
+        )
         if verdict.status is not None:
             return replace(base, status=verdict.status, message=f"{verdict.check}: {verdict.message}")
         assert candidate.code is not None

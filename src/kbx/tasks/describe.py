@@ -8,7 +8,7 @@ from kbx.tasks.spec import Task
 
 
 def describe(task: Task) -> str:
-    """Description, signature, contract, workloads and reference source of a task."""
+    """Description, signature, forbidden operations, contract, workloads and reference source of a task."""
     c = task.contract
     contract = [f"  kind: {c.kind}"]
     for dtype, tol in c.tolerances.items():
@@ -28,6 +28,7 @@ def describe(task: Task) -> str:
             "",
             f"signature: {task.name}{task.signature.render()}",
             f"dtypes: {', '.join(task.dtypes)}",
+            f"forbidden (torch fallbacks for the core operation): {', '.join(task.forbidden) or 'none'}",
             "contract:",
             *contract,
             "workloads:",

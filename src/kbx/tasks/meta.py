@@ -19,6 +19,7 @@ from kbx.tasks.spec import (
     DEFAULT_TOLERANCE,
     DTYPES,
     FLOAT_EPS,
+    MATMUL_OPERATOR,
     ROLES,
     Contract,
     Parameter,
@@ -26,9 +27,11 @@ from kbx.tasks.spec import (
     Task,
     Tolerance,
     Workload,
+    normalise_op,
 )
 
 _TASK_KEYS = {"name", "category", "level", "signature", "dtypes", "contract", "workloads"}
+_OPTIONAL_TASK_KEYS = {"forbidden"}
 _CONTRACT_KEYS = {"kind", "tolerance", "reduction_length", "tf32", "bound"}
 _WORKLOAD_KEYS = {"name", "role", "params"}
 _MAKE_INPUTS_PARAMS = ("workload", "dtype", "generator")
@@ -98,7 +101,7 @@ class _Reader:
         missing = _TASK_KEYS - raw.keys()
         if missing:
             raise self.fail(f"TASK lacks {', '.join(sorted(missing))}")
-        unknown = raw.keys() - _TASK_KEYS
+        unknown = raw.keys() - _TASK_KEYS - _OPTIONAL_TASK_KEYS
         if unknown:
             raise self.fail(f"TASK has unknown keys {', '.join(sorted(unknown))}")
         name = self._name(raw["name"], folder)
@@ -114,6 +117,7 @@ class _Reader:
         dtypes = self._dtypes(raw["dtypes"])
         workloads = self._workloads(raw["workloads"])
         contract = self._contract(raw["contract"], dtypes, workloads)
+        forbidden = self._forbidden(raw.get("forbidden", []))
         self._make_inputs()
         reference = self._function("reference")
         return Task(
@@ -128,6 +132,7 @@ class _Reader:
             path=folder,
             version=hashlib.sha256(self.source.encode()).hexdigest()[:16],
             reference_source=ast.get_source_segment(self.source, reference) or "",
+            forbidden=forbidden,
         )
 
     def _literal_task(self) -> dict[str, Any]:
@@ -173,6 +178,19 @@ class _Reader:
         params = tuple(a.arg for a in self._function("make_inputs").args.args)
         if params != _MAKE_INPUTS_PARAMS:
             raise self.fail(f"make_inputs must take {_MAKE_INPUTS_PARAMS}, not {params}")
+
+    def _forbidden(self, raw: object) -> tuple[str, ...]:
+        if not isinstance(raw, list) or not all(
+            isinstance(op, str) and (op.isidentifier() or op == MATMUL_OPERATOR) for op in raw
+        ):
+            raise self.fail('forbidden must be a list of operation names or "@", e.g. ["relu", "clamp", "@"]')
+        seen: dict[str, str] = {}
+        for op in raw:
+            if normalise_op(op) in seen:
+                raise self.fail(f"forbidden names {seen[normalise_op(op)]!r} and {op!r} are the same operation "
+                                "(names match case- and underscore-blind)")
+            seen[normalise_op(op)] = op
+        return tuple(raw)
 
     def _dtypes(self, dtypes: object) -> tuple[str, ...]:
         if not isinstance(dtypes, list) or not dtypes:

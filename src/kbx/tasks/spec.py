@@ -50,6 +50,16 @@ DEFAULT_TOLERANCE: Mapping[str, tuple[float, float]] = MappingProxyType(
 """(atol, rtol) per dtype when a contract does not override them (DESIGN §2)."""
 
 
+MATMUL_OPERATOR = "@"
+"""The entry of a task's `forbidden` list that forbids the `@` operator outside kernels."""
+
+
+def normalise_op(name: str) -> str:
+    """How forbidden operation names compare: case- and underscore-blind, so `relu` also covers `relu_`, `ReLU` and
+    `__relu__`, and `layer_norm` covers `LayerNorm`."""
+    return name if name == MATMUL_OPERATOR else name.replace("_", "").lower()
+
+
 @dataclass(frozen=True)
 class Parameter:
     """One parameter of a task's entry point."""
@@ -150,6 +160,10 @@ class Task:
     """Hash of task.py: evaluations depend on nothing else in the folder."""
     reference_source: str
     """Source of the `reference` function, for prompts and `kbx tasks show`."""
+    forbidden: tuple[str, ...] = ()
+    """Operations whose PyTorch (or other library) implementation would do the task's core work, e.g.
+    `("relu", "clamp", ...)`, and `"@"` for the matmul operator; a candidate that uses one is REJECTED_STATIC.
+    Matched case- and underscore-blind (`relu` covers `relu_`, `ReLU`)."""
 
     @property
     def task_file(self) -> Path:

@@ -21,6 +21,7 @@ TASK = {
     "level": 1,
     "signature": "(input, dim, index)",
     "dtypes": ["float32", "bfloat16"],
+    "forbidden": ["index_select", "gather", "take", "take_along_dim", "embedding", "select", "getitem"],
     "contract": {"kind": "exact"},
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [8, 16], "dim": 0, "n_index": 12}},

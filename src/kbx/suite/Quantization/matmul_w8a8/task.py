@@ -38,6 +38,9 @@ TASK = {
     "level": 1,
     "signature": "(input, weight)",
     "dtypes": ["float16"],
+    "forbidden": ["matmul", "rmatmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "einsum", "tensordot", "addmm",
+                  "addbmm", "baddbmm", "addmv", "linear", "bilinear", "chain_matmul", "multi_dot", "vecdot", "sum",
+                  "@"],
     "contract": {"kind": "quantized", "bound": 3e-3},
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"M": 64, "N": 80, "K": 96}},

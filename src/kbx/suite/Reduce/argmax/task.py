@@ -24,6 +24,7 @@ TASK = {
     "level": 1,
     "signature": "(input, dim, keepdim=False)",
     "dtypes": ["float32", "float16", "bfloat16"],
+    "forbidden": ["argmax", "argmin", "max", "min", "topk", "sort", "argsort", "kthvalue"],
     "contract": {"kind": "exact"},
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [16, 100], "dim": -1}},
