@@ -48,7 +48,8 @@ def main(argv: list[str]) -> int:
 
     import torch
 
-    from kbx.evaluation.outputs import changed_inputs, pack_outputs, snapshot_inputs
+    from kbx.evaluation import outputs
+    from kbx.evaluation.guards import CANDIDATE_MODULE, Guards
     from kbx.tasks.meta import read_task
     from kbx.tasks.module import import_task
 
@@ -60,12 +61,17 @@ def main(argv: list[str]) -> int:
         torch.set_num_threads(1)
     task = read_task(Path(spec["task_dir"]))
     make_inputs = import_task(task).make_inputs
+    guards = Guards(device, watched=[outputs, _Channel, sys.modules[__name__]])
     channel.send("started", pid=os.getpid())
 
     try:
-        entry = _import_candidate(Path(spec["candidate_file"]), task.name)
+        entry = _import_candidate(Path(spec["candidate_file"]), CANDIDATE_MODULE, task.name)
     except BaseException as exc:  # candidate failures are data: report and stop
         channel.send("import_error", **_describe(exc, importing=True))
+        return 0
+    violation = guards.after_import()
+    if violation is not None:
+        channel.send("import_error", status="REJECTED_RUNTIME", error=violation.message(), traceback="")
         return 0
     channel.send("imported")
 
@@ -73,8 +79,9 @@ def main(argv: list[str]) -> int:
         index = case["index"]
         generator = torch.Generator(device=device).manual_seed(case["seed"])
         inputs = make_inputs(task.workload(case["workload"]), case["dtype"], generator)
-        pristine = snapshot_inputs(inputs)
+        pristine = outputs.snapshot_inputs(inputs)
         channel.send("case_start", index=index)
+        guards.before_call()
         try:
             result = entry(**inputs)
             if device == "cuda":
@@ -82,9 +89,13 @@ def main(argv: list[str]) -> int:
         except BaseException as exc:
             channel.send("case_error", index=index, **_describe(exc, importing=False))
             return 0
+        violation = guards.after_call(result, inputs)
+        if violation is not None:
+            channel.send("case_error", index=index, status="REJECTED_RUNTIME", error=violation.message(), traceback="")
+            return 0
         path = Path(spec["job_dir"]) / f"case_{index}.pt"
-        mutated = changed_inputs(pristine, inputs)
-        torch.save({"outputs": pack_outputs(result)}, path)
+        mutated = outputs.changed_inputs(pristine, inputs)
+        torch.save({"outputs": outputs.pack_outputs(result)}, path)
         del result, inputs, pristine
         channel.send("case_done", index=index, file=path.name, mutated=mutated)
         if not channel.wait_ack():
@@ -93,11 +104,11 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-def _import_candidate(path: Path, entry_point: str) -> Any:
-    spec = importlib.util.spec_from_file_location("candidate", path)
+def _import_candidate(path: Path, name: str, entry_point: str) -> Any:
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    sys.modules["candidate"] = module
+    sys.modules[name] = module
     spec.loader.exec_module(module)
     entry = getattr(module, entry_point, None)
     if not callable(entry):
