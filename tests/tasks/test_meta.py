@@ -47,7 +47,7 @@ def test_reads_gelu():
         ("def make_inputs(workload, dtype, generator)", "def make_inputs(workload, dtype)", "make_inputs must take"),
         ("def reference(", "def reference2(", "no top-level function `reference`"),
         ("TASK = {", "TASK = dict(x=1) or {", "must be a literal dict"),
-        ("from kbx.tasks import inputs\n", "from kbx.tasks import (\n", "syntax error on line"),
+        ("from kbx.tasks import inputs, sizes\n", "from kbx.tasks import (\n", "syntax error on line"),
         ('"forbidden": ["gelu", "erf", "erfc", "erfcx", "ndtr", "tanh", "sigmoid"]', '"forbidden": "gelu"',
          "forbidden must be a list of operation names"),
         ('"forbidden": ["gelu",', '"forbidden": [["gelu"],', "forbidden must be a list of operation names"),
@@ -89,3 +89,31 @@ def test_parse_signature_rejects_non_literal_defaults():
     assert parse_signature("(input, dim=-1, keepdim=False)").names == ("input", "dim", "keepdim")
     with pytest.raises(ValueError, match="not a literal"):
         parse_signature("(input, dim=len([]))")
+
+
+def test_perturb_is_read_and_optional(task_copy):
+    task = read_task(GELU)
+    assert task.perturbs and task.perturb_source.startswith("def perturb(workload, rng):")
+    text = (task_copy / "task.py").read_text()
+    (task_copy / "task.py").write_text(text[: text.index("\n\ndef perturb(")] + "\n")
+    assert not read_task(task_copy).perturbs
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "problem"),
+    [
+        ("def perturb(workload, rng):", "def perturb(workload):", "perturb must take exactly ('workload', 'rng')"),
+        ("def perturb(workload, rng):", "def perturb(workload, rng, scale=1):", "perturb must take exactly"),
+        ("def perturb(workload, rng):", "@staticmethod\ndef perturb(workload, rng):", "without decorators"),
+        ("def perturb(workload, rng):", "def perturb(workload, rng):\n    import torch", "must not import"),
+        ("def perturb(workload, rng):", "perturb = None\n\n\ndef perturb(workload, rng):", "bound once"),
+        ("sizes.shape_near(rng, ", "inputs.layout(rng, ", "perturb reads inputs; it runs without task.py's"),
+        ("sizes.shape_near(rng, ", "F.gelu(rng, ", "perturb reads F;"),
+    ],
+)
+def test_malformed_perturb_names_file_and_problem(task_copy, old, new, problem):
+    corrupt(task_copy, old, new)
+    with pytest.raises(TaskError) as info:
+        read_task(task_copy)
+    assert str(task_copy / "task.py") in str(info.value) and problem in str(info.value)
+    assert "\n" not in str(info.value)

@@ -11,16 +11,20 @@ Everything imported here must be importable with torch + triton + numpy + the st
 
 from __future__ import annotations
 
+import collections
 import importlib.util
 import json
 import os
 import resource
 import sys
 import traceback
+import weakref
 from pathlib import Path
 from typing import Any
 
 _TRACE_LIMIT = 4000
+_DENIED: list[str] = []
+"""What the audit hook refused the candidate (`kbx.evaluation.audit`)."""
 
 
 class _Channel:
@@ -38,12 +42,22 @@ class _Channel:
         """Block until the orchestrator has judged (and removed) the last saved case; True to go on."""
         return self._acks.readline().strip() == "next"
 
+    def wait_command(self) -> dict[str, Any] | None:
+        """The orchestrator's next performance-stage command, or None when it says stop."""
+        line = self._acks.readline().strip()
+        if not line or line == "stop":
+            return None
+        return json.loads(line)
+
 
 def main(argv: list[str]) -> int:
     spec = json.loads(Path(argv[0]).read_text())
+    Path(argv[0]).unlink(missing_ok=True)  # nothing in the job directory may tell the candidate about its job
     channel = _Channel(spec["channel_fd"], spec["ack_fd"])
     _limit_resources(spec["limits"])
-    _install_audit_hook()
+    from kbx.evaluation.audit import install_audit_hook
+
+    install_audit_hook(Path(spec["job_dir"]), _DENIED)
     os.chdir(spec["cwd"])
 
     import torch
@@ -61,7 +75,8 @@ def main(argv: list[str]) -> int:
         torch.set_num_threads(1)
     task = read_task(Path(spec["task_dir"]))
     make_inputs = import_task(task).make_inputs
-    guards = Guards(device, watched=[outputs, _Channel, sys.modules[__name__]])
+    timer = _Timer(device)  # binds the timing functions before any candidate code runs
+    guards = Guards(device, watched=[outputs, _Channel, _Timer, _Session, sys.modules[__name__]], denied=_DENIED)
     channel.send("started", pid=os.getpid())
 
     try:
@@ -75,33 +90,148 @@ def main(argv: list[str]) -> int:
         return 0
     channel.send("imported")
 
-    for case in spec["cases"]:
-        index = case["index"]
-        generator = torch.Generator(device=device).manual_seed(case["seed"])
-        inputs = make_inputs(task.workload(case["workload"]), case["dtype"], generator)
-        pristine = outputs.snapshot_inputs(inputs)
-        channel.send("case_start", index=index)
-        guards.before_call()
-        try:
-            result = entry(**inputs)
-            if device == "cuda":
-                torch.cuda.synchronize()
-        except BaseException as exc:
-            channel.send("case_error", index=index, **_describe(exc, importing=False))
-            return 0
-        violation = guards.after_call(result, inputs)
-        if violation is not None:
-            channel.send("case_error", index=index, status="REJECTED_RUNTIME", error=violation.message(), traceback="")
-            return 0
-        path = Path(spec["job_dir"]) / f"case_{index}.pt"
-        mutated = outputs.changed_inputs(pristine, inputs)
-        torch.save({"outputs": outputs.pack_outputs(result)}, path)
-        del result, inputs, pristine
-        channel.send("case_done", index=index, file=path.name, mutated=mutated)
-        if not channel.wait_ack():
+    session = _Session(entry, guards, channel, task, make_inputs, device, Path(spec["job_dir"]))
+    while (command := channel.wait_command()) is not None:
+        if not session.run(command, timer):
             return 0
     channel.send("finished")
     return 0
+
+
+class _Session:
+    """Runs the orchestrator's commands on the imported candidate: a correctness case, or a timed slot."""
+
+    def __init__(
+        self, entry: Any, guards: Any, channel: _Channel, task: Any, make_inputs: Any, device: str, job_dir: Path
+    ) -> None:
+        from kbx.evaluation.bench_inputs import InputSets
+
+        self.entry, self.guards, self.channel, self.task = entry, guards, channel, task
+        self.make_inputs, self.device, self.job_dir = make_inputs, device, job_dir
+        self.sets = InputSets(make_inputs, device)
+        self._kept: dict[str, Any] | None = None
+        """The last case's inputs: a `refill` case writes new values into these same tensors."""
+
+    def run(self, command: dict[str, Any], timer: _Timer) -> bool:
+        """Carry out one command; False when the worker must stop (a failure was reported)."""
+        from kbx.evaluation.cases import workload_of
+        from kbx.evaluation.conversation import TIMED
+
+        workload = workload_of(self.task, command)
+        if command.get("cmd") == "case":
+            return self._case(command, workload)
+        try:
+            timed = timer.time_slot(self.entry, self.guards, self.sets, workload, command, self.job_dir)
+        except BaseException as exc:
+            self.channel.send("case_error", index=TIMED, **_describe(exc, importing=False))
+            return False
+        if not isinstance(timed, dict):
+            self.channel.send("case_error", index=TIMED, status="REJECTED_RUNTIME", error=timed.message(), traceback="")
+            return False
+        self.channel.send("timed", **timed)
+        return True
+
+    def _case(self, case: dict[str, Any], workload: Any) -> bool:
+        import torch
+
+        from kbx.evaluation import outputs
+
+        index = case["index"]
+        generator = torch.Generator(device=self.device).manual_seed(case["seed"])
+        inputs = self.make_inputs(workload, case["dtype"], generator)
+        if case.get("refill") and self._kept is not None:
+            inputs = refill(self._kept, inputs)
+        pristine = outputs.snapshot_inputs(inputs)
+        self.channel.send("case_start", index=index)
+        self.guards.before_call()
+        try:
+            result = self.entry(**inputs)
+            if self.device == "cuda":
+                torch.cuda.synchronize()
+        except BaseException as exc:
+            self.channel.send("case_error", index=index, **_describe(exc, importing=False))
+            return False
+        violation = self.guards.after_call(result, inputs)
+        if violation is not None:
+            self.channel.send("case_error", index=index, status="REJECTED_RUNTIME", error=violation.message(),
+                              traceback="")
+            return False
+        path = self.job_dir / f"case_{index}.pt"
+        mutated = outputs.changed_inputs(pristine, inputs)
+        torch.save({"outputs": outputs.pack_outputs(result)}, path)
+        del result, pristine
+        self._kept = inputs
+        self.channel.send("case_done", index=index, file=path.name, mutated=mutated)
+        return True
+
+
+def refill(target: dict[str, Any], fresh: dict[str, Any]) -> dict[str, Any]:
+    """Write the values of `fresh` into the tensors of `target` in place, keeping their memory and version
+    counters: a call on the result looks, by pointer, shape and version, exactly like the call before it."""
+    import torch
+
+    for name, value in fresh.items():
+        old = target.get(name)
+        if isinstance(value, torch.Tensor) and isinstance(old, torch.Tensor) and old.shape == value.shape:
+            old.data.copy_(value)
+    return target
+
+
+class _Timer:
+    """Times the candidate on one slot of the performance stage (GPU only), then checks it once more on new values
+    written into the same input tensors it was just timed on (same pointers, shapes and version counters): a
+    candidate that stops computing once timed, or answers from a cache keyed on its inputs' identity, returns a
+    wrong output there, which the trusted worker judges."""
+
+    def __init__(self, device: str) -> None:
+        self.ready = device == "cuda"
+        if self.ready:
+            from kbx.timing.measure import CudaClock, L2Flusher
+
+            self._clock = CudaClock()
+            self._flusher = L2Flusher()
+
+    def time_slot(
+        self, entry: Any, guards: Any, sets: Any, workload: Any, command: dict[str, Any], job_dir: Path
+    ) -> dict[str, Any] | Any:
+        """The `timed` event's fields, or the RuntimeViolation the guards found."""
+        import torch
+
+        from kbx.evaluation.outputs import pack_outputs
+        from kbx.timing.measure import time_call
+
+        if not self.ready:
+            raise RuntimeError("the performance stage needs a CUDA device")
+        inputs = sets.get(workload, command["dtype"], command["seeds"])
+        last: dict[str, Any] = {}
+        recent: collections.deque[Any] = collections.deque(maxlen=len(inputs) + 1)
+
+        def call(**kwargs: Any) -> None:
+            output = last["output"] = entry(**kwargs)
+            last["inputs"] = kwargs
+            recent.append(weakref.ref(output) if isinstance(output, torch.Tensor) else None)
+
+        guards.before_call()
+        measurement = time_call(call, inputs, clock=self._clock, flusher=self._flusher, **command["settings"])
+        torch.cuda.synchronize()
+        calls = measurement.warmup_calls + len(measurement.samples_ms)
+        used = next(s for s in inputs if all(last["inputs"][k] is v for k, v in s.items()))
+        generator = torch.Generator(device="cuda").manual_seed(command["recheck_seed"])
+        fresh = refill(used, sets.make(workload, command["dtype"], generator))
+        sets.forget()  # the refilled set no longer holds its seed's values
+        del last["output"]
+        call(**fresh)
+        torch.cuda.synchronize()
+        earlier = [t for ref in list(recent)[:-1] if ref is not None and (t := ref()) is not None]
+        violation = guards.after_timing(calls + 1, last["output"], fresh, earlier)
+        if violation is not None:
+            return violation
+        slot = command["slot"]
+        output_file = job_dir / f"timed_{slot}.pt"
+        torch.save({"outputs": pack_outputs(last["output"])}, output_file)
+        measurement_file = job_dir / f"timed_{slot}.json"
+        measurement_file.write_text(json.dumps(measurement.to_json()))
+        return {"slot": slot, "file": output_file.name, "measurement": measurement_file.name}
 
 
 def _import_candidate(path: Path, name: str, entry_point: str) -> Any:
@@ -121,6 +251,9 @@ def _describe(exc: BaseException, importing: bool) -> dict[str, Any]:
     text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     if len(text) > _TRACE_LIMIT:
         text = text[:1000] + "\n...\n" + text[-(_TRACE_LIMIT - 1000) :]
+    if _DENIED:  # the sandbox refused something the candidate tried: that, not the error it led to, is the verdict
+        error = f"runtime.denied: the sandbox denied {_DENIED[0]}"
+        return {"status": "REJECTED_RUNTIME", "error": error, "traceback": text}
     return {
         "status": _classify(exc, importing),
         "error": f"{type(exc).__name__}: {str(exc)[:500]}",
@@ -147,17 +280,6 @@ def _limit_resources(limits: dict[str, int]) -> None:
     for name, value in limits.items():
         which = getattr(resource, name)
         resource.setrlimit(which, (value, value))
-
-
-def _install_audit_hook() -> None:
-    """Deny network access to candidate code; anti-cheat rules build on this hook."""
-    denied = {"socket.connect", "socket.bind", "socket.getaddrinfo"}
-
-    def hook(event: str, args: tuple[Any, ...]) -> None:
-        if event in denied:
-            raise PermissionError(f"kbx sandbox: {event} is not allowed")
-
-    sys.addaudithook(hook)
 
 
 if __name__ == "__main__":

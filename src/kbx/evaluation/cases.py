@@ -1,12 +1,22 @@
-"""Cases: one (workload, dtype, seed) a candidate is checked on, and how seeds are drawn (DESIGN §4)."""
+"""Cases: one (workload, dtype, seed) a candidate is checked on, and how seeds are drawn (DESIGN §4).
+
+Besides every workload the device runs in every dtype under each seed, a run checks perturbed copies of the
+task's `check` workloads (`<workload>~p`), whose sizes are drawn from the run's secret seed by the task's
+`perturb` (kbx.tasks.sizes), so no candidate can hard-code the published shapes. A perturbed case carries its
+params: both workers rebuild its workload with `workload_of`.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
 
-from kbx.tasks.spec import Task
+from kbx.tasks.sizes import perturbed
+from kbx.tasks.spec import Task, Workload
 
 PUBLIC_SEEDS: tuple[int, ...] = (1, 2)
 """Seeds anyone can reproduce; each run adds one secret seed."""
@@ -17,6 +27,9 @@ DEVICE_ROLES: dict[str, tuple[str, ...]] = {
 }
 """Workload roles each device can run: the interpreter is too slow for bench sizes."""
 
+PERTURBED_ROLE = "check"
+"""The role whose workloads get a perturbed copy in every run."""
+
 
 @dataclass(frozen=True)
 class Case:
@@ -24,14 +37,40 @@ class Case:
 
     index: int
     workload: str
+    """The workload's name; a perturbed copy is named `<workload>~p`."""
     dtype: str
     seed: int
     """Generator seed for this case, derived from a base seed, the task, workload and dtype."""
-    secret: bool = False
-    """Whether the base seed was the run's secret one."""
+    secret: bool
+    """Whether the base seed was the run's secret one (always, for a perturbed case)."""
+    role: str
+    """The workload's role (a perturbed copy keeps its workload's)."""
+    params: Mapping[str, Any] | None = None
+    """The concrete params of a perturbed workload; None for a workload of the task file."""
 
     def label(self) -> str:
         return f"{self.workload}/{self.dtype}/{'secret' if self.secret else 'public'} seed"
+
+    def to_json(self) -> dict[str, Any]:
+        """The case as the workers receive it: what rebuilds its inputs (never whether its seed is secret)."""
+        data: dict[str, Any] = {
+            "index": self.index,
+            "workload": self.workload,
+            "role": self.role,
+            "dtype": self.dtype,
+            "seed": self.seed,
+        }
+        if self.params is not None:
+            data["params"] = dict(self.params)
+        return data
+
+
+def workload_of(task: Task, case: Mapping[str, Any]) -> Workload:
+    """The workload of a case as the workers receive it (`Case.to_json`): built from the params it carries when
+    it is perturbed, else the task's workload of that name."""
+    if "params" in case:
+        return Workload(case["workload"], case.get("role", PERTURBED_ROLE), MappingProxyType(dict(case["params"])))
+    return task.workload(case["workload"])
 
 
 def new_secret_seed() -> int:
@@ -46,12 +85,25 @@ def case_seed(base: int, task: str, workload: str, dtype: str) -> int:
 
 
 def plan_cases(task: Task, device: str, secret_seed: int) -> list[Case]:
-    """Every workload the device can run x every dtype x (public seeds + the secret seed)."""
+    """Every workload the device can run x every dtype x (public seeds + the secret seed), then, when the task
+    defines `perturb`, each check workload's perturbed copy x every dtype under the secret seed.
+
+    Perturbed cases come last: a candidate that fails a published workload is stopped before reaching them.
+
+    Raises:
+        TaskError: the task's `perturb` failed (`kbx tasks validate` reports that before any run).
+    """
     bases = [(s, False) for s in PUBLIC_SEEDS] + [(secret_seed, True)]
-    cases = []
+    cases: list[Case] = []
     for workload in task.workloads_for(DEVICE_ROLES[device]):
         for dtype in task.dtypes:
             for base, secret in bases:
                 seed = case_seed(base, task.name, workload.name, dtype)
-                cases.append(Case(len(cases), workload.name, dtype, seed, secret))
+                cases.append(Case(len(cases), workload.name, dtype, seed, secret, workload.role))
+    if task.perturbs and PERTURBED_ROLE in DEVICE_ROLES[device]:
+        for workload in task.workloads_for((PERTURBED_ROLE,)):
+            moved = perturbed(task, workload, secret_seed)
+            for dtype in task.dtypes:
+                seed = case_seed(secret_seed, task.name, moved.name, dtype)
+                cases.append(Case(len(cases), moved.name, dtype, seed, True, moved.role, moved.params))
     return cases

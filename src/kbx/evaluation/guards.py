@@ -18,6 +18,7 @@ trusted worker on freshly drawn inputs.
 from __future__ import annotations
 
 import builtins
+import copyreg
 import json
 import os
 import sys
@@ -87,9 +88,12 @@ def _launch_classes() -> list[type]:
 class Guards:
     """Everything the candidate worker checks at run time; build it before importing the candidate."""
 
-    def __init__(self, device: str, watched: list[ModuleType | type]) -> None:
-        """`watched`: extra modules/classes (the worker's own helpers) whose callables must stay as they are."""
+    def __init__(self, device: str, watched: list[ModuleType | type], denied: list[str] | None = None) -> None:
+        """`watched`: extra modules/classes (the worker's own helpers) whose callables must stay as they are;
+        `denied`: the list the audit hook records denials in (`kbx.evaluation.audit`)."""
         self.device = device
+        self._denied = [] if denied is None else denied
+        self._dispatch = dict(copyreg.dispatch_table)
         self.launches = LaunchRecorder()
         self._threads = threading.active_count()
         self._identities = _snapshot([*_harness_namespaces(), *watched])
@@ -109,11 +113,30 @@ class Guards:
             or self._launch_violation()
             or self._output_violation(result, inputs)
         )
-        self._earlier_outputs = [weakref.ref(t) for t in _tensors(result) if isinstance(t, torch.Tensor)]
+        alive = [ref for ref in self._earlier_outputs if ref() is not None]
+        self._earlier_outputs = alive + [weakref.ref(t) for t in _tensors(result) if isinstance(t, torch.Tensor)]
         return violation
 
+    def after_timing(
+        self, calls: int, last_output: Any, last_inputs: dict[str, Any], earlier: list[torch.Tensor]
+    ) -> RuntimeViolation | None:
+        """The first rule broken while the candidate was called `calls` times in a row to be timed; `earlier`:
+        outputs of the calls just before the last that are still alive (a cache keeps them alive)."""
+        own = [k for k in self.launches.launches if k.startswith(CANDIDATE_MODULE + ".")]
+        if len(own) < calls:
+            return RuntimeViolation(
+                "no_kernel_launch",
+                f"{calls} timed calls launched only {len(own)} kernels of the candidate's: some calls did no GPU work",
+            )
+        self._earlier_outputs += [weakref.ref(t) for t in earlier]
+        return self.after_call(last_output, last_inputs)
+
     def _patched(self) -> RuntimeViolation | None:
+        if self._denied:
+            return RuntimeViolation("denied", f"the sandbox denied {self._denied[0]}")
         changed = _changed(self._identities)
+        if _reducers_changed(self._dispatch):
+            changed.append("copyreg.dispatch_table")
         if changed:
             return RuntimeViolation(
                 "patched", f"{', '.join(changed[:5])} replaced at run time: the harness relies on these functions"
@@ -171,6 +194,19 @@ class Guards:
                 )
             seen.add(memory)
         return None
+
+
+_SAVED_TYPES = (torch.Tensor, torch.nn.Parameter, torch.Size, torch.dtype, torch.device, torch.UntypedStorage)
+"""What the worker's torch.save pickles: a reducer registered for one of these could run code at save time."""
+
+
+def _reducers_changed(before: dict[Any, Any]) -> bool:
+    """Whether a pickling reducer that existed was replaced or removed, or one was added for a type the worker
+    saves (libraries register reducers for their own types lazily: sympy does, inside torch)."""
+    now = copyreg.dispatch_table
+    return any(now.get(cls) is not fn for cls, fn in before.items()) or any(
+        now.get(cls) is not before.get(cls) for cls in _SAVED_TYPES
+    )
 
 
 def _storage(t: torch.Tensor) -> int:

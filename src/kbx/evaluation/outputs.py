@@ -27,7 +27,7 @@ def changed_inputs(pristine: dict[str, torch.Tensor], after: dict[str, Any]) -> 
     changed = []
     for name, before in pristine.items():
         value = after.get(name)
-        if not isinstance(value, torch.Tensor) or value.shape != before.shape or value.dtype != before.dtype:
+        if type(value) is not torch.Tensor or value.shape != before.shape or value.dtype != before.dtype:
             changed.append(name)
             continue
         same = value == before

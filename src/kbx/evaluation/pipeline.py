@@ -11,6 +11,7 @@ import signal
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
@@ -18,13 +19,20 @@ from typing import Any
 
 from kbx.candidates.source import Candidate
 from kbx.candidates.static import check_static
+from kbx.evaluation.audit import JOB_PREFIX
+from kbx.evaluation.bench_inputs import TimingSettings
 from kbx.evaluation.cases import Case, new_secret_seed, plan_cases
+from kbx.evaluation.conversation import TIMED, Conversation, refill_case
+from kbx.evaluation.performance import Performance, PerformanceStage
 from kbx.evaluation.result import CaseResult, Evaluation
 from kbx.evaluation.sandbox import Limits, WorkerRun, run_worker, scratch_root
 from kbx.evaluation.trusted import TrustedWorker
 from kbx.evaluation.verdict import Comparison
 from kbx.status import Status
 from kbx.tasks.spec import Task
+
+_GPU_LOCK = threading.Lock()
+"""Held through a candidate's whole performance stage: timings on one GPU never overlap (one GPU per process)."""
 
 DEFAULT_TIMEOUT_S = {"cpu": 600.0, "cuda": 300.0}
 """Wall-clock limit per candidate: the interpreter is slow; on a GPU most of it is compilation."""
@@ -33,13 +41,21 @@ DEFAULT_TIMEOUT_S = {"cpu": 600.0, "cuda": 300.0}
 class Evaluator:
     """Evaluates candidates on one device; thread-safe, so several candidate workers can run at once."""
 
-    def __init__(self, device: str = "auto", limits: Limits | None = None, secret_seed: int | None = None) -> None:
+    def __init__(
+        self,
+        device: str = "auto",
+        limits: Limits | None = None,
+        secret_seed: int | None = None,
+        timing: TimingSettings | None = TimingSettings(),  # noqa: B008 - frozen, so one shared default is safe
+    ) -> None:
+        """`timing`: how the performance stage measures on a GPU; None skips the stage (correctness only)."""
         self._trusted = TrustedWorker(device)
         self.device = self._trusted.device
         self.environment = self._trusted.environment
         self.limits = limits or Limits(timeout_s=DEFAULT_TIMEOUT_S[self.device])
         self.secret_seed = new_secret_seed() if secret_seed is None else secret_seed
         self._trusted_lock = threading.Lock()
+        self.timing = timing
 
     def __enter__(self) -> Evaluator:
         return self
@@ -73,25 +89,62 @@ class Evaluator:
             return replace(base, status=verdict.status, message=f"{verdict.check}: {verdict.message}")
         assert candidate.code is not None
         cases = plan_cases(task, self.device, self.secret_seed)
+        extra = refill_case(task, cases, self.secret_seed)
+        if extra is not None:
+            cases.append(extra)
         judged: dict[int, dict[str, Any]] = {}
 
-        def on_case(index: int, path: Path, mutated: list[str]) -> bool:
-            if not 0 <= index < len(cases) or index in judged or not path.is_file():
-                return True  # a forged or repeated report: that case stays unjudged
-            c = cases[index]
-            payload = {"index": index, "workload": c.workload, "dtype": c.dtype, "seed": c.seed, "file": path.name}
+        def judge_case(case: Case, path: Path, mutated: list[str]) -> bool:
             with self._trusted_lock:
-                (judged[index],) = self._trusted.check(task.path, path.parent, [payload])
-            judged[index]["mutated"] = [str(name) for name in mutated]
-            return "error" not in judged[index] and _case_result(c, judged[index]).status is Status.PASSED
+                payload = {**case.to_json(), "file": path.name}
+                (judged[case.index],) = self._trusted.check(task.path, path.parent, [payload])
+            judged[case.index]["mutated"] = mutated
+            return "error" not in judged[case.index] and _case_result(case, judged[case.index]).status is Status.PASSED
 
-        job_dir = Path(tempfile.mkdtemp(prefix="kbx-job-", dir=scratch_root()))
+        def passed_every_case() -> bool:
+            return len(judged) == len(cases) and all(
+                "error" not in judged[c.index] and _case_result(c, judged[c.index]).status is Status.PASSED
+                for c in cases
+            )
+
+        job_dir = Path(tempfile.mkdtemp(prefix=JOB_PREFIX, dir=scratch_root()))
+        stage = self._performance_stage(task, job_dir, passed_every_case)
+        conversation = Conversation(cases, judge_case, job_dir, stage, extra.index if extra else None)
         try:
-            run = run_worker(task.path, candidate.code, cases, self.device, self.limits, job_dir, on_case)
+            run = run_worker(task.path, candidate.code, self.device, self.limits, job_dir, conversation.on_event)
         finally:
+            if stage is not None:
+                stage.close()
             shutil.rmtree(job_dir, ignore_errors=True)
-        evaluation = self._judge(cases, run, judged, replace(base, stage="call"))
+        if conversation.forged:
+            evaluation = replace(
+                base, stage="call", status=Status.REJECTED_RUNTIME, message=conversation.forged,
+                worker_output=run.output,
+            )
+        else:
+            evaluation = self._judge(cases, run, judged, replace(base, stage="call"))
+        if stage is not None and evaluation.status is Status.PASSED:
+            evaluation = _with_performance(evaluation, stage.result)
         return replace(evaluation, elapsed_s=time.monotonic() - start)
+
+    def _performance_stage(self, task: Task, job_dir: Path, ready: Callable[[], bool]) -> PerformanceStage | None:
+        """The performance stage for one candidate, on a GPU with timing on and bench workloads to time."""
+        if self.device != "cuda" or self.timing is None or not task.workloads_for(("bench",)):
+            return None
+
+        def judge(case: dict[str, Any], path: Path) -> str | None:
+            with self._trusted_lock:
+                (raw,) = self._trusted.check(task.path, path.parent, [{**case, "index": -1}])
+            if "error" in raw:
+                return str(raw["error"])
+            comparisons = [Comparison.from_json(c) for c in raw["comparisons"]]
+            failed = next((c for c in comparisons if c.status is not Status.PASSED), None)
+            return None if failed is None else f"{failed.status.value}: {failed.message}"
+
+        return PerformanceStage(
+            task, self.secret_seed, self._trusted.request, self._trusted_lock, _GPU_LOCK, judge, job_dir,
+            self.timing, ready,
+        )
 
     def _judge(
         self, cases: list[Case], run: WorkerRun, judged: dict[int, dict[str, Any]], base: Evaluation
@@ -127,7 +180,12 @@ def _call_failure(run: WorkerRun, cases: list[Case], limits: Limits) -> tuple[St
         if kind in by_kind:
             event = by_kind[kind]
             status = _status_or(event.get("status"), Status.RUNTIME_ERROR)
-            where = "while importing the candidate" if kind == "import_error" else current.removeprefix(", ")
+            if kind == "import_error":
+                where = "while importing the candidate"
+            elif event.get("index") == TIMED:
+                where = "while being timed"
+            else:
+                where = current.removeprefix(", ")
             return status, f"{event.get('error', '')} ({where})", str(event.get("traceback", ""))
     if "finished" in by_kind and all(
         any(e.get("event") == "case_done" and e.get("index") == c.index for e in events) for c in cases
@@ -187,3 +245,13 @@ def _case_result(case: Case, raw: dict[str, Any]) -> CaseResult:
     else:
         status, message = Status.PASSED, ""
     return CaseResult(case.index, case.workload, case.dtype, case.secret, status, message, comparisons, mutated)
+
+
+def _with_performance(evaluation: Evaluation, performance: Performance) -> Evaluation:
+    """A passing evaluation with its timings, or REJECTED_RUNTIME when the performance stage caught a trick."""
+    if performance.violation:
+        return replace(
+            evaluation, stage="performance", status=Status.REJECTED_RUNTIME, message=performance.violation,
+            performance=performance.to_json(),
+        )
+    return replace(evaluation, stage="performance", performance=performance.to_json())

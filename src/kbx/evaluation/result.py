@@ -48,7 +48,7 @@ class Evaluation:
     message: str
     """One line saying why, empty when PASSED."""
     stage: str
-    """The stage that decided: static, call, correctness."""
+    """The stage that decided: static, call, correctness, performance."""
     device: str
     task_version: str
     cases: tuple[CaseResult, ...] = ()
@@ -59,6 +59,11 @@ class Evaluation:
     """Traceback of the candidate's exception, trimmed."""
     provenance: dict[str, Any] = field(default_factory=dict)
     environment: dict[str, Any] = field(default_factory=dict)
+    performance: dict[str, Any] | None = None
+    """`Performance.to_json()` when the candidate was timed (GPU only): per-workload samples, speedups, SOL."""
+
+    def _timed(self, key: str) -> float | None:
+        return None if self.performance is None else self.performance.get(key)
 
     @property
     def call_ok(self) -> bool:
@@ -69,7 +74,7 @@ class Evaluation:
         return self.status.exe_ok
 
     def to_json(self) -> dict[str, Any]:
-        """The results.jsonl row. Timing fields are null until the performance stage measures them."""
+        """The results.jsonl row. Timing fields are null unless the performance stage measured them."""
         return {
             "task": self.task,
             "category": self.category,
@@ -81,9 +86,9 @@ class Evaluation:
             "device": self.device,
             "stage": self.stage,
             "message": self.message,
-            "speedup_eager": None,
-            "speedup_compile": None,
-            "sol_fraction": None,
+            "speedup_eager": self._timed("speedup_eager"),
+            "speedup_compile": self._timed("speedup_compile"),
+            "sol_fraction": self._timed("sol_fraction"),
             "task_version": self.task_version,
             "elapsed_s": round(self.elapsed_s, 3),
             "cases": [c.to_json() for c in self.cases],
@@ -91,4 +96,5 @@ class Evaluation:
             "worker_output": self.worker_output,
             "provenance": self.provenance,
             "environment": self.environment,
+            "performance": self.performance,
         }

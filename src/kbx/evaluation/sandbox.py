@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 import kbx
-from kbx.evaluation.cases import Case
 
 _KEEP_ENV = ("PATH", "LANG", "LC_ALL", "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "CUDA_VISIBLE_DEVICES",
              "TRITON_PTXAS_PATH", "TRITON_LIBCUDA_PATH", "NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST",
@@ -67,18 +66,17 @@ def scratch_root() -> Path:
     return Path(tempfile.gettempdir())
 
 
-OnCase = Callable[[int, Path, list[str]], bool]
-"""Called with (case index, saved file, inputs the worker saw change) as soon as a case is saved; the worker
-goes on if it returns True and stops otherwise (a failed case already decides the verdict)."""
+OnEvent = Callable[[dict[str, Any]], str | None]
+"""Called on the reader thread with every event the worker sends; returns the line to send back on the command
+pipe (a JSON command or "stop"), or None to send nothing. Its time is not charged to the candidate's limit."""
 
 
-def run_worker(
-    task_dir: Path, code: str, cases: list[Case], device: str, limits: Limits, job_dir: Path, on_case: OnCase
-) -> WorkerRun:
-    """Start a candidate worker on `cases` and wait for it, killing it at the time limit.
+def run_worker(task_dir: Path, code: str, device: str, limits: Limits, job_dir: Path, on_event: OnEvent) -> WorkerRun:
+    """Start a candidate worker and wait for it, killing it at the time limit. The worker learns its work one
+    command at a time from `on_event`'s replies, so nothing it can read tells it what comes next.
 
     Raises:
-        Exception: whatever `on_case` raised (a harness bug); the worker is killed first.
+        Exception: whatever `on_event` raised (a harness bug); the worker is killed first.
     """
     cwd = job_dir / "cwd"
     cwd.mkdir(parents=True)
@@ -94,7 +92,6 @@ def run_worker(
         "job_dir": str(job_dir),
         "cwd": str(cwd),
         "device": device,
-        "cases": [{"index": c.index, "workload": c.workload, "dtype": c.dtype, "seed": c.seed} for c in cases],
         "limits": _rlimits(limits, device),
     }
     spec_file = job_dir / "job.json"
@@ -116,7 +113,8 @@ def run_worker(
         os.close(write_fd)
         os.close(ack_read_fd)
     output = _BoundedReader(proc.stdout)
-    events = _EventReader(read_fd, job_dir, on_case, os.fdopen(ack_write_fd, "w"), lambda: _kill_group(proc))
+    acks = os.fdopen(ack_write_fd, "w")
+    events = _EventReader(read_fd, on_event, acks, lambda: _kill_group(proc))
     while proc.poll() is None:
         if time.monotonic() - start - events.judged_s > limits.timeout_s:
             run.timed_out = True
@@ -197,15 +195,14 @@ class _BoundedReader:
 
 
 class _EventReader:
-    """Reads JSON-line events from the worker's channel on a thread, judging each saved case as it comes."""
+    """Reads JSON-line events from the worker's channel on a thread and answers each through `on_event`."""
 
     _MAX_EVENTS = 100_000
     _MAX_LINE = 1 << 16
 
-    def __init__(self, fd: int, job_dir: Path, on_case: OnCase, acks: Any, kill: Callable[[], None]) -> None:
+    def __init__(self, fd: int, on_event: OnEvent, acks: Any, kill: Callable[[], None]) -> None:
         self._file = os.fdopen(fd, "rb")
-        self._job_dir = job_dir
-        self._on_case = on_case
+        self._on_event = on_event
         self._acks = acks
         self._kill = kill
         self._events: list[dict[str, Any]] = []
@@ -221,31 +218,29 @@ class _EventReader:
             try:
                 event = json.loads(line)
             except ValueError:
-                continue
+                event = {"event": "unreadable"}  # the worker writes valid JSON: anything else was forged
             if not isinstance(event, dict):
-                continue
+                event = {"event": "unreadable"}
             self._events.append(event)
-            if event.get("event") == "case_done" and self.failure is None:
-                self._judge(event)
+            if self.failure is None:
+                self._answer(event)
 
-    def _judge(self, event: dict[str, Any]) -> None:
+    def _answer(self, event: dict[str, Any]) -> None:
         started = time.monotonic()
-        name = Path(str(event.get("file", ""))).name
-        index = event.get("index")
-        mutated = event.get("mutated", [])
-        if not name or not isinstance(index, int) or not isinstance(mutated, list):
-            return  # malformed (forged) event: never acknowledged, so the worker waits until its limit
         try:
-            go_on = self._on_case(index, self._job_dir / name, mutated)
+            reply = self._on_event(event)
         except BaseException as exc:  # a harness bug: stop the worker, re-raise in the caller
             self.failure = exc
             self._kill()
             return
         finally:
             self.judged_s += time.monotonic() - started
-            (self._job_dir / name).unlink(missing_ok=True)
+        if reply is not None:
+            self._reply(reply)
+
+    def _reply(self, line: str) -> None:
         try:
-            self._acks.write("next\n" if go_on else "stop\n")
+            self._acks.write(line + "\n")
             self._acks.flush()
         except (BrokenPipeError, OSError):
             pass

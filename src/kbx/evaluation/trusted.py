@@ -1,12 +1,14 @@
 """The trusted worker: one long-lived process per device that owns reference outputs (DESIGN §4).
 
 It regenerates inputs from (task, workload, dtype, seed), computes and caches reference outputs, and judges
-the outputs candidate workers saved against the contract. It never
-imports candidate code, and loads candidate files with `weights_only=True` so no pickled code can run here.
+the outputs candidate workers saved against the contract. Cases arrive as `Case.to_json` dicts, whose workload
+`kbx.evaluation.cases.workload_of` rebuilds (a perturbed one carries its params). It never imports candidate
+code, and loads candidate files with `weights_only=True` so no pickled code can run here.
 """
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import traceback
 from collections import OrderedDict
@@ -15,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from kbx.errors import KbxError
+from kbx.evaluation.cases import workload_of
+from kbx.tasks.spec import Workload
 
 _CACHE_BYTES = 4 << 30
 
@@ -87,9 +91,14 @@ class _State:
         if device == "cuda" and not torch.cuda.is_available():
             raise KbxError("--device cuda was asked for but torch sees no CUDA GPU")
         self.device = device
-        self._references: OrderedDict[tuple[str, int], list[Any]] = OrderedDict()
+        self._references: OrderedDict[tuple[str, int, str], list[Any]] = OrderedDict()
         self._cached_bytes = 0
         self._tasks: dict[str, Any] = {}
+        self._compiled_references: dict[str, Any] = {}
+        self._sets: Any = None
+        self._sets_task = ""
+        self._clock: Any = None
+        self._flusher: Any = None
 
     def hello(self) -> dict[str, Any]:
         from kbx.evaluation.environment import fingerprint
@@ -106,20 +115,82 @@ class _State:
         task = code.task
         results = []
         for case in cases:
-            workload = task.workload(case["workload"])
+            workload = workload_of(task, case)
             try:
                 saved = torch.load(Path(job_dir) / case["file"], map_location=self.device, weights_only=True)
             except Exception as exc:  # the file is the candidate process's: unreadable means it tampered
                 results.append({"index": case["index"], "error": f"{type(exc).__name__}: {str(exc)[:300]}"})
                 continue
-            if not isinstance(saved, dict) or not isinstance(saved.get("outputs"), list):
-                results.append({"index": case["index"], "error": "the file does not hold a list of outputs"})
+            problem = _malformed(saved)
+            if problem:
+                results.append({"index": case["index"], "error": problem})
                 continue
-            expected = self._reference(code, case)
+            expected = self._reference(code, case, workload)
             outputs = [unpack_output(item) for item in saved["outputs"]]
             comparisons = compare(outputs, expected, task.contract, case["dtype"], workload)
             results.append({"index": case["index"], "comparisons": [c.to_json() for c in comparisons]})
         return results
+
+    def peaks(self) -> dict[str, Any]:
+        """The device's measured peaks (cached on disk per device fingerprint)."""
+        from kbx.timing.peaks import load_or_measure_peaks
+
+        return load_or_measure_peaks().to_json()
+
+    def clocks(self) -> dict[str, Any]:
+        from dataclasses import asdict
+
+        from kbx.timing.clocks import read_device_clocks
+
+        return asdict(read_device_clocks())
+
+    def work(self, task_dir: str, case: dict[str, Any], seeds: list[int]) -> dict[str, int]:
+        """FLOPs (torch's flop counter over the reference) and minimum bytes of one slot's first input set."""
+        import torch
+
+        from kbx.timing.sol import count_flops, minimum_bytes
+
+        code = self._task_code(Path(task_dir))
+        inputs = self._timing_sets(code, case, seeds)[0]
+        with torch.no_grad():
+            outputs = code.reference(**inputs)
+        return {"flops": count_flops(code.reference, inputs), "bytes": minimum_bytes(inputs, outputs)}
+
+    def baseline(
+        self, task_dir: str, case: dict[str, Any], seeds: list[int], settings: dict[str, Any], kind: str
+    ) -> dict[str, Any]:
+        """One measurement of the eager or compiled reference on a slot's rotated input sets, or {"error": ...}."""
+        import torch
+
+        from kbx.timing.measure import time_call
+
+        code = self._task_code(Path(task_dir))
+        sets = self._timing_sets(code, case, seeds)
+        try:
+            fn = code.reference if kind == "eager" else self._compiled(code)
+            with torch.no_grad():
+                return time_call(fn, sets, clock=self._clock, flusher=self._flusher, **settings).to_json()
+        except Exception as exc:  # a baseline that cannot run is reported, not fatal: the candidate was fine
+            return {"error": f"{kind}: {type(exc).__name__}: {str(exc)[:300]}"}
+
+    def _compiled(self, code: Any) -> Any:
+        import torch
+
+        key = code.task.version
+        if key not in self._compiled_references:
+            self._compiled_references[key] = torch.compile(code.reference, dynamic=False)
+        return self._compiled_references[key]
+
+    def _timing_sets(self, code: Any, case: dict[str, Any], seeds: list[int]) -> list[dict[str, Any]]:
+        from kbx.evaluation.bench_inputs import InputSets
+        from kbx.evaluation.cases import workload_of
+        from kbx.timing.measure import CudaClock, L2Flusher
+
+        if self._sets is None or self._sets_task != code.task.version:
+            self._sets, self._sets_task = InputSets(code.make_inputs, self.device), code.task.version
+        if self._clock is None:
+            self._clock, self._flusher = CudaClock(), L2Flusher()
+        return self._sets.get(workload_of(code.task, case), case["dtype"], seeds)
 
     def _task_code(self, folder: Path) -> Any:
         from kbx.tasks.meta import read_task
@@ -132,21 +203,16 @@ class _State:
             cached = self._tasks[key] = import_task(task)
         return cached
 
-    def _inputs(self, code: Any, case: dict[str, Any]) -> dict[str, Any]:
+    def _reference(self, code: Any, case: dict[str, Any], workload: Workload) -> list[Any]:
         import torch
 
-        generator = torch.Generator(device=self.device).manual_seed(case["seed"])
-        return code.make_inputs(code.task.workload(case["workload"]), case["dtype"], generator)
-
-    def _reference(self, code: Any, case: dict[str, Any]) -> list[Any]:
-        import torch
-
-        key = (code.task.version, case["seed"])
+        key = (code.task.version, case["seed"], json.dumps(dict(workload.params), sort_keys=True))
         if key in self._references:
             self._references.move_to_end(key)
             return self._references[key]
         with torch.no_grad():
-            result = code.reference(**self._inputs(code, case))
+            generator = torch.Generator(device=self.device).manual_seed(case["seed"])
+            result = code.reference(**code.make_inputs(workload, case["dtype"], generator))
         outputs = list(result) if isinstance(result, (tuple, list)) else [result]
         size = sum(t.numel() * t.element_size() for t in outputs if isinstance(t, torch.Tensor))
         self._references[key] = outputs
@@ -155,3 +221,19 @@ class _State:
             _, old = self._references.popitem(last=False)
             self._cached_bytes -= sum(t.numel() * t.element_size() for t in old if isinstance(t, torch.Tensor))
         return outputs
+
+
+def _malformed(saved: Any) -> str:
+    """Why a loaded case file is not what the candidate worker writes (a list of plain dense tensors or markers),
+    or "" when it is. The file lies in the candidate's reach, so anything may be in it."""
+    import torch
+
+    if not isinstance(saved, dict) or not isinstance(saved.get("outputs"), list):
+        return "the file does not hold a list of outputs"
+    for item in saved["outputs"]:
+        if isinstance(item, torch.Tensor):
+            if type(item) is not torch.Tensor or item.layout is not torch.strided or item.is_quantized:
+                return f"the file holds a {type(item).__name__} with layout {item.layout}, not a dense tensor"
+        elif not (isinstance(item, dict) and set(item) == {"type"} and isinstance(item["type"], str)):
+            return f"the file holds a {type(item).__name__}, which the worker never writes"
+    return ""

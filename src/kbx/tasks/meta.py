@@ -1,6 +1,7 @@
 """Read and validate a task folder's metadata from the source of its task.py, without importing it.
 
-A task.py declares a literal `TASK = {...}` dict and two functions, `reference` and `make_inputs`.
+A task.py declares a literal `TASK = {...}` dict and two functions, `reference` and `make_inputs`, and optionally
+a third, `perturb` (see `kbx.tasks.sizes`).
 Everything about the task except its behaviour is read here with `ast`, so `kbx tasks list` needs no torch.
 """
 
@@ -13,6 +14,7 @@ from types import MappingProxyType
 from typing import Any
 
 from kbx.errors import TaskError
+from kbx.tasks import sizes
 from kbx.tasks.spec import (
     CATEGORIES,
     CONTRACT_KINDS,
@@ -119,6 +121,7 @@ class _Reader:
         contract = self._contract(raw["contract"], dtypes, workloads)
         forbidden = self._forbidden(raw.get("forbidden", []))
         self._make_inputs()
+        perturb_source = self._perturb()
         reference = self._function("reference")
         return Task(
             name=name,
@@ -133,6 +136,7 @@ class _Reader:
             version=hashlib.sha256(self.source.encode()).hexdigest()[:16],
             reference_source=ast.get_source_segment(self.source, reference) or "",
             forbidden=forbidden,
+            perturb_source=perturb_source,
         )
 
     def _literal_task(self) -> dict[str, Any]:
@@ -178,6 +182,30 @@ class _Reader:
         params = tuple(a.arg for a in self._function("make_inputs").args.args)
         if params != _MAKE_INPUTS_PARAMS:
             raise self.fail(f"make_inputs must take {_MAKE_INPUTS_PARAMS}, not {params}")
+
+    def _perturb(self) -> str:
+        """The source of the optional `perturb(workload, rng)`, or "" when the task has none."""
+        bindings = [node for node in self.module.body if "perturb" in _bound_names(node)]
+        if not bindings:
+            return ""
+        func = bindings[0]
+        if len(bindings) > 1 or not isinstance(func, ast.FunctionDef):
+            raise self.fail("perturb must be bound once, by a top-level `def perturb(workload, rng):`")
+        args = func.args
+        params = tuple(a.arg for a in args.posonlyargs + args.args)
+        if params != sizes.PERTURB_PARAMS or args.vararg or args.kwonlyargs or args.kwarg or args.defaults:
+            raise self.fail(f"perturb must take exactly {sizes.PERTURB_PARAMS}, not {ast.unparse(args)!r}")
+        if func.decorator_list:
+            raise self.fail("perturb must be a plain function, without decorators")
+        if any(isinstance(node, (ast.Import, ast.ImportFrom)) for node in ast.walk(func)):
+            raise self.fail("perturb must not import anything: it runs in the orchestrator, which never imports torch")
+        unknown = sizes.free_names(func) - sizes.perturb_globals().keys()
+        if unknown:
+            raise self.fail(
+                f"perturb reads {', '.join(sorted(unknown))}; it runs without task.py's other names, so only its "
+                f"arguments, builtins, {' and '.join(sorted(sizes.perturb_globals()))} are available"
+            )
+        return ast.get_source_segment(self.source, func) or ""
 
     def _forbidden(self, raw: object) -> tuple[str, ...]:
         if not isinstance(raw, list) or not all(
@@ -254,3 +282,13 @@ class _Reader:
             tf32=bool(raw.get("tf32", False)),
             bound=bound,
         )
+
+
+def _bound_names(node: ast.stmt) -> set[str]:
+    """Names a top-level statement binds (definitions, assignments, imports)."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {node.name}
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+    targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+    return {n.id for t in targets if t is not None for n in ast.walk(t) if isinstance(n, ast.Name)}

@@ -164,6 +164,14 @@ class Task:
     """Operations whose PyTorch (or other library) implementation would do the task's core work, e.g.
     `("relu", "clamp", ...)`, and `"@"` for the matmul operator; a candidate that uses one is REJECTED_STATIC.
     Matched case- and underscore-blind (`relu` covers `relu_`, `ReLU`)."""
+    perturb_source: str = ""
+    """Source of the task's optional `perturb(workload, rng)`, which moves a check workload's sizes (run by
+    `kbx.tasks.sizes` from this source alone); empty when the task has none."""
+
+    @property
+    def perturbs(self) -> bool:
+        """Whether each run adds perturbed copies of the check workloads."""
+        return bool(self.perturb_source)
 
     @property
     def task_file(self) -> Path:

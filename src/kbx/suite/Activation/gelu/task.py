@@ -10,7 +10,7 @@ outliers (where GELU saturates to x or to 0) and come in contiguous and non-cont
 
 import torch.nn.functional as F
 
-from kbx.tasks import inputs
+from kbx.tasks import inputs, sizes
 
 TASK = {
     "name": "gelu",
@@ -43,3 +43,8 @@ def make_inputs(workload, dtype, generator):
     x = inputs.randn(p["shape"], dtype, generator, scale=3.0, offset=0.25)
     x = inputs.with_outliers(x, generator, fraction=1e-2, magnitude=12.0)
     return {"input": inputs.layout(x, p.get("layout", "contiguous")), "approximate": p["approximate"]}
+
+
+def perturb(workload, rng):
+    # Odd sizes near the published ones (never more elements); every other parameter stays.
+    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}

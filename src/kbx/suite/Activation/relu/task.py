@@ -13,7 +13,7 @@ propagation (`relu(nan) = nan` in PyTorch) is not exercised. Layouts are contigu
 
 import torch
 
-from kbx.tasks import inputs
+from kbx.tasks import inputs, sizes
 
 TASK = {
     "name": "relu",
@@ -50,3 +50,8 @@ def make_inputs(workload, dtype, generator):
     x = torch.where((pick >= 0.10) & (pick < 0.15), tiny, x)
     x = inputs.with_outliers(x, generator, fraction=1e-2, magnitude=3.0e4)
     return {"input": inputs.layout(x, p.get("layout", "contiguous"))}
+
+
+def perturb(workload, rng):
+    # Odd sizes near the published ones (never more elements); every other parameter stays.
+    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}

@@ -15,9 +15,11 @@ and not), head dims 32, 64 and 128, and non-contiguous layouts: (B, S, H, D) ten
 (std ~1.4) that the softmax is far from uniform and its running maximum keeps changing along a row.
 """
 
+import math
+
 import torch.nn.functional as F
 
-from kbx.tasks import inputs
+from kbx.tasks import inputs, sizes
 
 TASK = {
     "name": "scaled_dot_product_attention",
@@ -86,3 +88,17 @@ def make_inputs(workload, dtype, generator):
         k = inputs.randn([b, h, sk, d], dtype, generator, scale=1.2)
         v = inputs.randn([b, h, sk, d], dtype, generator, offset=0.5)
     return {"query": q, "key": k, "value": v, "is_causal": p["is_causal"]}
+
+
+def perturb(workload, rng):
+    # Batch, heads and sequence lengths move; neither the score entries nor the q/k/v elements grow. head_dim,
+    # is_causal and layout stay; the packed layout keeps s_q == s_kv.
+    p = workload.params
+    if p.get("layout") == "packed":
+        cost = lambda d: (d[0] * d[1] * d[2] ** 2, d[0] * d[1] * d[2])
+        b, h, sq = sizes.shape_near(rng, [p["batch"], p["heads"], p["s_q"]], cost=cost)
+        sk = sq
+    else:
+        cost = lambda d: (math.prod(d), d[0] * d[1] * (d[2] + 2 * d[3]))
+        b, h, sq, sk = sizes.shape_near(rng, [p["batch"], p["heads"], p["s_q"], p["s_kv"]], cost=cost)
+    return {**p, "batch": b, "heads": h, "s_q": sq, "s_kv": sk}

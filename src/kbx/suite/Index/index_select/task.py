@@ -13,7 +13,7 @@ table, a middle-dimension select of a 3-D tensor and a column gather along the l
 
 import torch
 
-from kbx.tasks import inputs
+from kbx.tasks import inputs, sizes
 
 TASK = {
     "name": "index_select",
@@ -62,3 +62,11 @@ def make_inputs(workload, dtype, generator):
     if p.get("index_layout", "contiguous") == "strided":
         index = inputs.strided(index)
     return {"input": inputs.layout(x, p.get("layout", "contiguous")), "dim": dim, "index": index}
+
+
+def perturb(workload, rng):
+    # Odd sizes near the published ones (never more elements) and an index no longer than published (make_inputs
+    # sets its first three entries, so it keeps at least three); dim and layouts stay.
+    p = workload.params
+    n_index = sizes.odd_near(rng, p["n_index"], high=1.0, at_least=3)
+    return {**p, "shape": sizes.shape_near(rng, p["shape"]), "n_index": n_index}

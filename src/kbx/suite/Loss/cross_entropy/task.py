@@ -17,7 +17,7 @@ the class dimension read with a stride; one input is transposed (non-contiguous)
 
 import torch.nn.functional as F
 
-from kbx.tasks import inputs
+from kbx.tasks import inputs, sizes
 
 TASK = {
     "name": "cross_entropy",
@@ -63,3 +63,8 @@ def make_inputs(workload, dtype, generator):
     x = inputs.layout(x.to(inputs.torch_dtype(dtype)), p.get("layout", "contiguous"))
     target = inputs.randint(0, shape[1], [shape[0], *shape[2:]], generator)
     return {"input": x, "target": target}
+
+
+def perturb(workload, rng):
+    # Odd sample and class counts near the published ones (never more elements); offset, scale and layout stay.
+    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}

@@ -16,7 +16,7 @@ enough that materialising a broadcast operand costs measurable memory traffic.
 
 import torch
 
-from kbx.tasks import inputs
+from kbx.tasks import inputs, sizes
 
 TASK = {
     "name": "add",
@@ -72,3 +72,21 @@ def make_inputs(workload, dtype, generator):
         other = inputs.uniform(p["other_shape"], -3.0, 1.0, dtype, generator)
         other = inputs.layout(other, p.get("other_layout", "contiguous"))
     return {"input": x, "other": other, "alpha": p.get("alpha", 1)}
+
+
+def perturb(workload, rng):
+    # Moves the broadcast output shape, then gives each operand the new size wherever it had the old one: sizes
+    # of 1 stay, so the operands broadcast exactly as published. Scalars, alpha and layouts stay.
+    p = workload.params
+    shape, other = p["shape"], p.get("other_shape", [])
+    rank = max(len(shape), len(other))
+    out = [max(a, b) for a, b in zip([1] * (rank - len(shape)) + shape, [1] * (rank - len(other)) + other)]
+    moved = sizes.shape_near(rng, out)
+
+    def fit(operand):
+        return [1 if n == 1 else m for n, m in zip(operand, moved[rank - len(operand):])]
+
+    result = {**p, "shape": fit(shape)}
+    if "other_shape" in p:
+        result["other_shape"] = fit(other)
+    return result

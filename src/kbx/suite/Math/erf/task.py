@@ -14,7 +14,7 @@ textbook approximations.
 
 import torch
 
-from kbx.tasks import inputs
+from kbx.tasks import inputs, sizes
 
 TASK = {
     "name": "erf",
@@ -49,3 +49,8 @@ def make_inputs(workload, dtype, generator):
     x = torch.where((pick >= 0.1) & (pick < 0.25), wide, x)
     x = inputs.with_outliers(x, generator, fraction=1e-2, magnitude=10.0)
     return {"input": inputs.layout(x, p.get("layout", "contiguous"))}
+
+
+def perturb(workload, rng):
+    # Odd sizes near the published ones (never more elements); every other parameter stays.
+    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}

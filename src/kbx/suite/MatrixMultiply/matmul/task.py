@@ -22,9 +22,11 @@ fails. Measured: the solution uses at most 0.43 of the tolerance (CPU interprete
 against cuBLAS); an fp16 running sum exceeds it 2.7x to 21x.
 """
 
+import math
+
 import torch
 
-from kbx.tasks import inputs
+from kbx.tasks import inputs, sizes
 
 TASK = {
     "name": "matmul",
@@ -81,3 +83,19 @@ def make_inputs(workload, dtype, generator):
         "input": inputs.layout(a, p.get("input_layout", "contiguous")),
         "other": inputs.layout(b, p.get("other_layout", "contiguous")),
     }
+
+
+def perturb(workload, rng):
+    # Batch dims, M, K and N in one draw, so K stays shared by both operands; neither the multiply-adds nor the
+    # operands' elements grow. `other`'s batch dims, where it has any, are the trailing ones of `input`'s in every
+    # workload and move alike.
+    p = workload.params
+    a, b = p["input"], p["other"]
+    shared = len(b) - 2
+
+    def cost(d):
+        *batch, m, k, n = d
+        return math.prod(d), math.prod(batch) * m * k + math.prod(batch[len(batch) - shared:]) * k * n
+
+    *batch, m, k, n = sizes.shape_near(rng, [*a[:-2], a[-2], a[-1], b[-1]], cost=cost)
+    return {**p, "input": [*batch, m, k], "other": [*batch[len(batch) - shared:], k, n], "K": k}

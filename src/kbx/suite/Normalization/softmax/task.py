@@ -16,7 +16,7 @@ last, first and middle dimensions (negative `dim` too), slices far longer than o
 
 import torch
 
-from kbx.tasks import inputs
+from kbx.tasks import inputs, sizes
 
 TASK = {
     "name": "softmax",
@@ -76,3 +76,8 @@ def make_inputs(workload, dtype, generator):
     neg_inf &= position < length - 1
     x = x.masked_fill(neg_inf, float("-inf")).to(inputs.torch_dtype(dtype))
     return {"input": inputs.layout(x, p.get("layout", "contiguous")), "dim": p["dim"]}
+
+
+def perturb(workload, rng):
+    # Odd sizes near the published ones (never more elements); dim, offset and layout stay.
+    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}

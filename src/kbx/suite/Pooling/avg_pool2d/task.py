@@ -14,7 +14,7 @@ tile (the last rows/columns are dropped), overlapping windows (stride < kernel),
 
 import torch.nn.functional as F
 
-from kbx.tasks import inputs
+from kbx.tasks import inputs, sizes
 
 TASK = {
     "name": "avg_pool2d",
@@ -69,3 +69,12 @@ def make_inputs(workload, dtype, generator):
         "kernel_size": _arg(p["kernel_size"]),
         "stride": _arg(p["stride"]),
     }
+
+
+def perturb(workload, rng):
+    # Odd sizes near the published ones (never more elements), still at least one window high and wide; kernel,
+    # stride and layout stay.
+    p = workload.params
+    k = p["kernel_size"]
+    kh, kw = (k, k) if isinstance(k, int) else k
+    return {**p, "shape": sizes.shape_near(rng, p["shape"], at_least={-2: kh, -1: kw})}

@@ -28,9 +28,11 @@ below the bound). Mistakes land far above it: skipping quantization (a plain fp1
 rounding at least 4.1e-2 (5x to 14x above the bound).
 """
 
+import math
+
 import torch
 
-from kbx.tasks import inputs
+from kbx.tasks import inputs, sizes
 
 TASK = {
     "name": "matmul_w8a8",
@@ -98,3 +100,16 @@ def make_inputs(workload, dtype, generator):
         "input": inputs.layout(x, p.get("input_layout", "contiguous")),
         "weight": inputs.layout(w, p.get("weight_layout", "contiguous")),
     }
+
+
+def perturb(workload, rng):
+    # M, N and K in one draw, odd, with neither the multiply-adds nor the operands' elements growing; a workload
+    # whose sizes are all multiples of 64 exists for aligned sizes and gets smaller multiples of 16 instead.
+    # zero_rows and layouts stay.
+    p = workload.params
+    if all(p[d] % 64 == 0 for d in "MNK"):
+        m, n, k = (sizes.multiple_near(rng, p[d], 16, high=1.0) for d in "MNK")
+    else:
+        cost = lambda d: (math.prod(d), (d[0] + d[1]) * d[2])
+        m, n, k = sizes.shape_near(rng, [p["M"], p["N"], p["K"]], cost=cost)
+    return {**p, "M": m, "N": n, "K": k}

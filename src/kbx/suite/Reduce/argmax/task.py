@@ -16,7 +16,7 @@ not exercised.
 
 import torch
 
-from kbx.tasks import inputs
+from kbx.tasks import inputs, sizes
 
 TASK = {
     "name": "argmax",
@@ -65,3 +65,8 @@ def make_inputs(workload, dtype, generator):
     x = x.to(inputs.torch_dtype(dtype))
     return {"input": inputs.layout(x, p.get("layout", "contiguous")), "dim": p["dim"],
             "keepdim": p.get("keepdim", False)}
+
+
+def perturb(workload, rng):
+    # Odd sizes near the published ones (never more elements); dim, keepdim and layout stay.
+    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}

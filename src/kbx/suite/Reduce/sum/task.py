@@ -18,7 +18,7 @@ import math
 
 import torch
 
-from kbx.tasks import inputs
+from kbx.tasks import inputs, sizes
 
 TASK = {
     "name": "sum",
@@ -74,3 +74,11 @@ def make_inputs(workload, dtype, generator):
     x = inputs.layout(x, p.get("layout", "contiguous"))
     dim = p["dim"] if isinstance(p["dim"], int) else tuple(p["dim"])
     return {"input": x, "dim": dim, "keepdim": p.get("keepdim", False)}
+
+
+def perturb(workload, rng):
+    # Odd sizes near the published ones (never more elements); dim, keepdim and layout stay, length follows.
+    p = workload.params
+    shape = sizes.shape_near(rng, p["shape"])
+    dims = [p["dim"]] if isinstance(p["dim"], int) else p["dim"]
+    return {**p, "shape": shape, "length": math.prod(shape[d] for d in dims)}

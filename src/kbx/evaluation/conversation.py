@@ -1,0 +1,140 @@
+"""The orchestrator's side of one candidate worker's channel (DESIGN §4: results travel on a channel the candidate
+cannot forge).
+
+The worker is told its work one command at a time: the next case only after the last was judged, then the
+performance stage's slots. So its process never holds a case it has not been asked for (no seeds of later cases,
+no perturbed sizes), and every event it sends has exactly one place in the protocol:
+
+    started → imported → (case_start k → case_done k)* → [timed]* → finished
+
+The candidate shares the worker's process and can write to the channel too. Any event out of that order — a
+report for a case not asked for, a second report, a `finished` before being told to stop, a line that is not
+JSON — is taken as forged: the worker is stopped and the candidate is REJECTED_RUNTIME (`runtime.forged_channel`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from kbx.evaluation.cases import Case, case_seed
+from kbx.evaluation.performance import PerformanceStage
+from kbx.tasks.spec import Task
+
+TIMED = -1
+"""The case index the worker reports a failure during the performance stage under."""
+
+JudgeCase = Callable[[Case, Path, list[str]], bool]
+"""Judges a saved case (the case, its file, the inputs the worker saw change); True when it passed."""
+
+
+REFILL_SUFFIX = "~refill"
+"""Appended to the workload name of the case run on the previous case's input tensors, refilled in place."""
+
+
+def refill_case(task: Task, cases: list[Case], secret_seed: int) -> Case | None:
+    """A repeat of the last planned case with new values from the secret seed, to be run on the previous case's
+    input tensors with the new values written into them in place (same pointers, shapes and version counters): a
+    cache keyed on the inputs' identity answers it with the previous case's outputs."""
+    if not cases:
+        return None
+    last = cases[-1]
+    params = last.params if last.params is not None else task.workload(last.workload).params
+    name = last.workload + REFILL_SUFFIX
+    seed = case_seed(secret_seed, task.name, name, last.dtype)
+    return replace(last, index=len(cases), workload=name, seed=seed, secret=True, params=dict(params))
+
+
+class Conversation:
+    """Answers the worker's events: hands out cases, judges them, then hands over to the performance stage."""
+
+    def __init__(
+        self,
+        cases: list[Case],
+        judge: JudgeCase,
+        job_dir: Path,
+        stage: PerformanceStage | None = None,
+        refill_index: int | None = None,
+    ) -> None:
+        self.cases = cases
+        self._judge = judge
+        self._job_dir = job_dir
+        self._stage = stage
+        self._refill_index = refill_index
+        self.forged = ""
+        """Why the channel was taken as forged; empty when it was not."""
+        self._started = False
+        self._imported = False
+        self._asked: int | None = None
+        """Index of the case the worker was told to run and has not reported yet."""
+        self._case_started = False
+        self._timing = False
+        self._stopped = False
+
+    def on_event(self, event: dict[str, Any]) -> str | None:
+        kind = event.get("event")
+        if kind in ("import_error", "case_error"):
+            self._stopped = True  # the worker reports its failure and exits; the pipeline reads it from the events
+            return None
+        if kind == "finished":
+            return None if self._stopped else self._forge("the worker reported `finished` before it was done")
+        if self._stopped:
+            return self._forge(f"an event ({kind!r}) after the worker was told to stop")
+        if kind == "started" and not self._started:
+            self._started = True
+            return None
+        if kind == "imported" and self._started and not self._imported:
+            self._imported = True
+            return self._next_case(0)
+        if kind == "case_start" and event.get("index") == self._asked and not self._case_started:
+            self._case_started = True
+            return None
+        if kind == "case_done" and event.get("index") == self._asked and self._case_started:
+            return self._case_done(event)
+        if kind == "timed" and self._timing and self._stage is not None:
+            return self._reply(self._stage.on_ready(event))
+        return self._forge(f"an event out of protocol: {json.dumps(event)[:200]}")
+
+    def _case_done(self, event: dict[str, Any]) -> str:
+        assert self._asked is not None
+        case = self.cases[self._asked]
+        path = self._job_dir / f"case_{case.index}.pt"
+        mutated = event.get("mutated")
+        if event.get("file") != path.name or not path.is_file() or not isinstance(mutated, list):
+            return self._forge(f"the report of {case.label()} does not match what the worker saves")
+        try:
+            passed = self._judge(case, path, [str(name) for name in mutated])
+        finally:
+            path.unlink(missing_ok=True)
+        if not passed:
+            return self._reply("stop")
+        if case.index + 1 < len(self.cases):
+            return self._next_case(case.index + 1)
+        self._asked = None
+        if self._stage is None:
+            return self._reply("stop")
+        self._timing = True
+        return self._reply(self._stage.on_ready({"event": "cases_done"}))
+
+    def _next_case(self, index: int) -> str:
+        if index >= len(self.cases):
+            return self._reply("stop")
+        self._asked, self._case_started = index, False
+        command = {"cmd": "case", **self.cases[index].to_json()}
+        if index == self._refill_index:
+            command["refill"] = True
+        return json.dumps(command)
+
+    def _reply(self, line: str) -> str:
+        if line == "stop":
+            self._stopped = True
+        return line
+
+    def _forge(self, why: str) -> str:
+        if not self.forged:
+            self.forged = f"runtime.forged_channel: {why}"
+        self._stopped = True
+        return "stop"

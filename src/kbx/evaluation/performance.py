@@ -1,0 +1,334 @@
+"""The performance stage (DESIGN §6), driven from the orchestrator once a candidate has passed every case on a GPU.
+
+For each bench workload × dtype (a *slot*) and each of `rounds` rounds, in this order: the trusted worker times the
+eager reference and `torch.compile(reference)`, then the candidate worker times the candidate; all three on the
+same rotated input sets (drawn from the run's secret seed), under one per-GPU lock held for the whole stage, so
+clock drift hits every side alike. After each candidate measurement:
+- the output of its last timed call is judged again by the trusted worker (a candidate right when checked and
+  wrong while timed is REJECTED_RUNTIME, `runtime.timing_recheck`);
+- its median is compared with the speed of light; one faster than the loosest speed of light by more than the
+  measurement margin is REJECTED_RUNTIME (`runtime.faster_than_light`).
+
+Per slot, each side's samples from every round are pooled; speedup = baseline median / candidate median; per task,
+the geometric mean over slots. This module never imports torch: it talks to the workers.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kbx.evaluation.bench_inputs import TimingSettings
+from kbx.evaluation.cases import case_seed
+from kbx.tasks.spec import Task, Workload
+from kbx.timing.sol import Peaks, sol_time_s
+from kbx.timing.stats import Summary, geometric_mean, summarize
+
+INPUT_SETS = 3
+"""Seeds drawn per slot for rotated input sets (a worker uses fewer when they do not fit in memory)."""
+TIMING_SEED_OFFSET = 0x7F3A
+"""Mixed into the secret seed so timing inputs differ from every correctness case."""
+FTL_MARGIN = 0.8
+"""A candidate is faster than light when its median < FTL_MARGIN × the loosest T_SOL: the peaks are rates cuBLAS
+and a copy reached, not the hardware's limits, so an excellent kernel may beat them by a little."""
+BASELINES = ("eager", "compile")
+_MAX_MEASUREMENT_BYTES = 1 << 20
+
+Judge = Callable[[dict[str, Any], Path], str | None]
+"""Judges a saved output file for a case dict (workload, params, dtype, seed); returns a failure message or None."""
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One bench workload in one dtype."""
+
+    index: int
+    workload: Workload
+    dtype: str
+    seeds: tuple[int, ...]
+
+    @property
+    def label(self) -> str:
+        return f"{self.workload.name}/{self.dtype}"
+
+
+@dataclass
+class SlotTiming:
+    """Every measurement of one slot, and what follows from them."""
+
+    slot: Slot
+    rounds: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: {s: [] for s in ("candidate", *BASELINES)})
+    """Side -> the `Measurement.to_json()` of each round (baselines may hold {"error": ...} instead)."""
+    flops: int = 0
+    bytes: int = 0
+    sol_s: float | None = None
+    """Speed-of-light time at the slot's dtype."""
+    loose_sol_s: float | None = None
+    """Speed of light at the largest measured FLOP rate: the bound the faster-than-light check uses."""
+
+    def summary(self, side: str) -> Summary | None:
+        samples = [s for m in self.rounds[side] if "samples_ms" in m for s in m["samples_ms"]]
+        return summarize(samples) if samples else None
+
+    def speedup(self, baseline: str) -> float | None:
+        base, cand = self.summary(baseline), self.summary("candidate")
+        return None if base is None or cand is None else base.median / cand.median
+
+    def round_ratios(self, baseline: str) -> list[float]:
+        """Baseline median / candidate median per round: how much a single round would have varied."""
+        ratios = []
+        for base, cand in zip(self.rounds[baseline], self.rounds["candidate"]):
+            if "summary" in base and "summary" in cand:
+                ratios.append(base["summary"]["median"] / cand["summary"]["median"])
+        return ratios
+
+    def sol_fraction(self) -> float | None:
+        cand = self.summary("candidate")
+        return None if cand is None or self.sol_s is None else self.sol_s / (cand.median / 1e3)
+
+    def to_json(self) -> dict[str, Any]:
+        sides = {side: self.summary(side) for side in self.rounds}
+        return {
+            "workload": self.slot.workload.name,
+            "dtype": self.slot.dtype,
+            "median_ms": {side: (s.median if s else None) for side, s in sides.items()},
+            "summary": {side: (s.to_json() if s else None) for side, s in sides.items()},
+            "speedup_eager": self.speedup("eager"),
+            "speedup_compile": self.speedup("compile"),
+            "round_ratios_eager": self.round_ratios("eager"),
+            "round_ratios_compile": self.round_ratios("compile"),
+            "flops": self.flops,
+            "bytes": self.bytes,
+            "sol_ms": None if self.sol_s is None else self.sol_s * 1e3,
+            "sol_fraction": self.sol_fraction(),
+            "errors": {side: m["error"] for side, ms in self.rounds.items() for m in ms if "error" in m},
+            "rounds": self.rounds,
+        }
+
+
+@dataclass
+class Performance:
+    """The outcome of the performance stage for one candidate."""
+
+    slots: list[SlotTiming]
+    settings: TimingSettings
+    violation: str = ""
+    """`runtime.<rule>: ...` when the stage rejected the candidate; empty otherwise."""
+    lock_wait_s: float = 0.0
+    wall_s: float = 0.0
+    environment: dict[str, Any] = field(default_factory=dict)
+    """Clocks at start and end, peaks, timing method."""
+
+    @property
+    def complete(self) -> bool:
+        return bool(self.slots) and all(len(s.rounds["candidate"]) == self.settings.rounds for s in self.slots)
+
+    def speedup(self, baseline: str) -> float | None:
+        """Geometric mean over slots of baseline median / candidate median; None unless every slot has both."""
+        return self._geomean([s.speedup(baseline) for s in self.slots])
+
+    def sol_fraction(self) -> float | None:
+        return self._geomean([s.sol_fraction() for s in self.slots])
+
+    def _geomean(self, values: list[float | None]) -> float | None:
+        known = [v for v in values if v is not None]
+        return geometric_mean(known) if self.complete and known and len(known) == len(values) else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "speedup_eager": self.speedup("eager"),
+            "speedup_compile": self.speedup("compile"),
+            "sol_fraction": self.sol_fraction(),
+            "complete": self.complete,
+            "violation": self.violation,
+            "lock_wait_s": round(self.lock_wait_s, 3),
+            "wall_s": round(self.wall_s, 3),
+            "settings": self.settings.to_json(),
+            "environment": self.environment,
+            "workloads": [s.to_json() for s in self.slots],
+        }
+
+
+def plan_slots(task: Task, secret_seed: int) -> list[Slot]:
+    """Every bench workload × dtype, each with its own timing seeds drawn from the secret seed."""
+    slots = []
+    for workload in task.workloads_for(("bench",)):
+        for dtype in task.dtypes:
+            seeds = tuple(
+                case_seed(secret_seed ^ TIMING_SEED_OFFSET, task.name, f"{workload.name}#timing{k}", dtype)
+                for k in range(INPUT_SETS)
+            )
+            slots.append(Slot(len(slots), workload, dtype, seeds))
+    return slots
+
+
+class PerformanceStage:
+    """Drives one candidate worker through the stage: `on_ready` answers its `cases_done` and `timed` events.
+
+    `request(kind, payload)` is the trusted worker's request function, called under `trusted_lock`; `gpu_lock` is
+    held from the first command until the stage ends or `close()` is called.
+    """
+
+    def __init__(
+        self,
+        task: Task,
+        secret_seed: int,
+        request: Callable[[str, dict[str, Any]], Any],
+        trusted_lock: threading.Lock,
+        gpu_lock: threading.Lock,
+        judge: Judge,
+        job_dir: Path,
+        settings: TimingSettings | None = None,
+        ready: Callable[[], bool] = lambda: True,
+    ) -> None:
+        self._task = task
+        self._secret_seed = secret_seed
+        self._request = request
+        self._trusted_lock = trusted_lock
+        self._gpu_lock = gpu_lock
+        self._judge = judge
+        self._job_dir = job_dir
+        self._ready = ready
+        self.settings = settings or TimingSettings()
+        self.result = Performance([SlotTiming(s) for s in plan_slots(task, secret_seed)], self.settings)
+        self._steps = [(s, r) for s in self.result.slots for r in range(self.settings.rounds)]
+        self._next = 0
+        self._holding = False
+        self._started = 0.0
+        self._peaks: Peaks | None = None
+
+    def on_ready(self, event: dict[str, Any]) -> str:
+        kind = event.get("event")
+        if kind == "cases_done":
+            if self._next != 0 or self._holding or not self._steps or not self._ready():
+                return self._finish()  # forged, repeated, or a candidate that has not passed every case
+            self._begin()
+        elif kind == "timed":
+            if not self._holding or not self._record(event):
+                return self._finish()
+        else:
+            return self._finish()
+        if self._next >= len(self._steps):
+            return self._finish()
+        return self._command()
+
+    def close(self) -> None:
+        """Release the GPU lock if the worker ended the stage early (crash, timeout)."""
+        self._finish()
+
+    def _begin(self) -> None:
+        waited = time.monotonic()
+        self._gpu_lock.acquire()
+        self._holding = True
+        self._started = time.monotonic()
+        self.result.lock_wait_s = self._started - waited
+        self._peaks = Peaks.from_json(self._trusted("peaks", {}))
+        self.result.environment = {
+            "clocks_start": self._trusted("clocks", {}),
+            "peaks": self._peaks.to_json(),
+            "method": "DESIGN §6: L2 flush, CUDA events around one call + device sync, rotated input sets, "
+            "adaptive median CI; eager, compile and candidate alternate per round under one GPU lock",
+        }
+
+    def _command(self) -> str:
+        timing, round_index = self._steps[self._next]
+        slot = timing.slot
+        payload = self._slot_payload(slot)
+        if round_index == 0:
+            work = self._trusted("work", payload)
+            timing.flops, timing.bytes = int(work["flops"]), int(work["bytes"])
+            assert self._peaks is not None
+            tf32 = bool(self._task.contract.tf32)
+            timing.sol_s = sol_time_s(timing.flops, timing.bytes, self._peaks, slot.dtype, tf32=tf32)
+            fastest = max(self._peaks.flops.values())
+            timing.loose_sol_s = max(timing.flops / fastest, timing.bytes / self._peaks.bandwidth)
+        for baseline in BASELINES:
+            request = {**payload, "settings": self.settings.measure_kwargs(), "kind": baseline}
+            timing.rounds[baseline].append(self._trusted("baseline", request))
+        return json.dumps({"cmd": "time", "slot": self._next, **self._case(slot), "seeds": list(slot.seeds),
+                           "recheck_seed": self._recheck_seed(), "settings": self.settings.measure_kwargs()})
+
+    def _recheck_seed(self) -> int:
+        """Seed of the values written into the timed inputs for the re-check after step `_next`."""
+        timing, round_index = self._steps[self._next]
+        slot = timing.slot
+        return case_seed(self._secret_seed ^ TIMING_SEED_OFFSET, self._task.name,
+                         f"{slot.workload.name}#recheck{round_index}", slot.dtype)
+
+    def _record(self, event: dict[str, Any]) -> bool:
+        """Take in the candidate's measurement of the current step; False (with a violation) to stop."""
+        timing, _ = self._steps[self._next]
+        slot = timing.slot
+        if event.get("slot") != self._next:
+            self.result.violation = "runtime.forged_channel: a timing report for a step that was not asked for"
+            return False
+        measurement = _read_measurement(self._job_dir / Path(str(event.get("measurement", ""))).name)
+        output = self._job_dir / Path(str(event.get("file", ""))).name
+        try:
+            if measurement is None:
+                self.result.violation = "runtime.forged_channel: the timing report has no readable measurement"
+                return False
+            failure = self._judge({**self._case(slot), "seed": self._recheck_seed(), "file": output.name}, output)
+        finally:
+            output.unlink(missing_ok=True)
+        if failure is not None:
+            self.result.violation = (
+                f"runtime.timing_recheck: after timing {slot.label}, new values in the same input tensors gave a "
+                f"wrong output: {failure}"
+            )
+            return False
+        timing.rounds["candidate"].append(measurement)
+        median_s = float(measurement["summary"]["median"]) / 1e3
+        if timing.loose_sol_s is not None and median_s < FTL_MARGIN * timing.loose_sol_s:
+            self.result.violation = (
+                f"runtime.faster_than_light: {slot.label} measured {median_s * 1e6:.2f} us, but moving "
+                f"{timing.bytes} bytes and doing {timing.flops} FLOPs takes at least {timing.loose_sol_s * 1e6:.2f} us "
+                "on this GPU: the timed call cannot have done the work"
+            )
+            return False
+        self._next += 1
+        return True
+
+    def _finish(self) -> str:
+        if self._holding:
+            try:
+                self.result.environment["clocks_end"] = self._trusted("clocks", {})
+            finally:
+                self.result.wall_s = time.monotonic() - self._started
+                self._holding = False
+                self._gpu_lock.release()
+        return "stop"
+
+    def _trusted(self, kind: str, payload: dict[str, Any]) -> Any:
+        with self._trusted_lock:
+            return self._request(kind, payload)
+
+    def _case(self, slot: Slot) -> dict[str, Any]:
+        return {"workload": slot.workload.name, "role": slot.workload.role, "dtype": slot.dtype}
+
+    def _slot_payload(self, slot: Slot) -> dict[str, Any]:
+        return {"task_dir": str(self._task.path), "case": self._case(slot), "seeds": list(slot.seeds)}
+
+
+def _read_measurement(path: Path) -> dict[str, Any] | None:
+    """A measurement file the candidate worker wrote: JSON with samples and a summary, or None."""
+    try:
+        if path.stat().st_size > _MAX_MEASUREMENT_BYTES:
+            return None
+        data = json.loads(path.read_text())
+        samples = [float(s) for s in data["samples_ms"]]
+        summary = summarize(samples)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    finally:
+        path.unlink(missing_ok=True)
+    if not samples or any(not s > 0 for s in samples):
+        return None
+    # The summary is recomputed here from the raw samples: the worker's own is not trusted.
+    return {**{k: data[k] for k in ("converged", "stop_reason", "warmup_calls", "wall_s") if k in data},
+            "samples_ms": samples, "summary": summary.to_json()}

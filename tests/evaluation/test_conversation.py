@@ -1,0 +1,94 @@
+"""The channel protocol: cases handed out one at a time, and any event out of order taken as forged."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kbx.candidates.source import Candidate
+from kbx.evaluation.cases import Case
+from kbx.evaluation.conversation import Conversation
+from tests.conftest import FIXTURES
+
+
+def make_cases(n: int) -> list[Case]:
+    return [Case(i, "smoke", "float32", 100 + i, False, "smoke") for i in range(n)]
+
+
+@pytest.fixture
+def talk(tmp_path):
+    judged: list[int] = []
+
+    def judge(case: Case, path: Path, mutated: list[str]) -> bool:
+        judged.append(case.index)
+        return True
+
+    conversation = Conversation(make_cases(2), judge, tmp_path, refill_index=1)
+    return conversation, judged, tmp_path
+
+
+def done(tmp_path: Path, index: int) -> dict:
+    (tmp_path / f"case_{index}.pt").write_bytes(b"")
+    return {"event": "case_done", "index": index, "file": f"case_{index}.pt", "mutated": []}
+
+
+def test_cases_are_handed_out_one_at_a_time(talk):
+    conversation, judged, tmp_path = talk
+    assert conversation.on_event({"event": "started"}) is None
+    first = json.loads(conversation.on_event({"event": "imported"}))
+    assert first["cmd"] == "case" and first["index"] == 0 and "refill" not in first
+    assert conversation.on_event({"event": "case_start", "index": 0}) is None
+    second = json.loads(conversation.on_event(done(tmp_path, 0)))
+    assert second["index"] == 1 and second["refill"] is True
+    conversation.on_event({"event": "case_start", "index": 1})
+    assert conversation.on_event(done(tmp_path, 1)) == "stop"
+    assert conversation.on_event({"event": "finished"}) is None
+    assert judged == [0, 1] and conversation.forged == ""
+
+
+@pytest.mark.parametrize(
+    "events",
+    [
+        [{"event": "case_done", "index": 0, "file": "case_0.pt", "mutated": []}],  # before being asked
+        [{"event": "case_start", "index": 1}],  # a case not asked for
+        [{"event": "case_start", "index": 0}, {"event": "case_start", "index": 0}],  # twice
+        [{"event": "finished"}],  # finished while a case is outstanding
+        [{"event": "unreadable"}],  # not JSON
+        [{"event": "timed", "slot": 0}],  # timing nobody asked for
+    ],
+)
+def test_an_event_out_of_protocol_is_forged(talk, events):
+    conversation, judged, tmp_path = talk
+    conversation.on_event({"event": "started"})
+    conversation.on_event({"event": "imported"})
+    replies = [conversation.on_event(e) for e in events]
+    assert replies[-1] == "stop"
+    assert conversation.forged.startswith("runtime.forged_channel")
+    assert judged == []
+
+
+def test_a_second_report_of_a_judged_case_is_forged(talk):
+    conversation, _, tmp_path = talk
+    for event in ({"event": "started"}, {"event": "imported"}, {"event": "case_start", "index": 0}):
+        conversation.on_event(event)
+    conversation.on_event(done(tmp_path, 0))
+    assert conversation.on_event(done(tmp_path, 0)) == "stop"
+    assert "forged_channel" in conversation.forged
+
+
+def test_a_report_without_its_saved_file_is_forged(talk):
+    conversation, judged, _ = talk
+    for event in ({"event": "started"}, {"event": "imported"}, {"event": "case_start", "index": 0}):
+        conversation.on_event(event)
+    assert conversation.on_event({"event": "case_done", "index": 0, "file": "case_0.pt", "mutated": []}) == "stop"
+    assert "forged_channel" in conversation.forged and judged == []
+
+
+@pytest.mark.slow
+def test_the_candidate_cannot_read_its_job_spec(cpu_evaluator, suite):
+    """This candidate forges every case from the job spec when it finds one, and computes honestly otherwise."""
+    path = FIXTURES / "forges_from_job_spec.py"
+    evaluation = cpu_evaluator.evaluate(suite["relu"], Candidate(str(path), "relu", path.read_text()))
+    assert evaluation.status.value == "PASSED", evaluation.message

@@ -1,0 +1,143 @@
+"""The performance stage's protocol, driven with a fake trusted worker and fake worker events (no GPU)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import pytest
+
+from kbx.evaluation.bench_inputs import TimingSettings
+from kbx.evaluation.performance import PerformanceStage, plan_slots
+
+PEAKS = {"bandwidth": 3e12, "flops": {"float16": 7e14, "float32": 5e13}}
+
+
+class FakeTrusted:
+    def __init__(self, baseline_ms: float = 2.0, flops: int = 0, nbytes: int = 3 * 10**6) -> None:
+        self.calls: list[str] = []
+        self.baseline_ms = baseline_ms
+        self.work = {"flops": flops, "bytes": nbytes}
+
+    def request(self, kind: str, payload: dict) -> dict:
+        self.calls.append(kind if kind != "baseline" else f"baseline:{payload['kind']}")
+        if kind == "peaks":
+            return PEAKS
+        if kind == "clocks":
+            return {"sm_mhz": 1980}
+        if kind == "work":
+            return self.work
+        return _measurement([self.baseline_ms] * 25)
+
+
+def _measurement(samples: list[float]) -> dict:
+    return {"samples_ms": samples, "summary": {"median": samples[0]}, "converged": True}
+
+
+@pytest.fixture
+def stage_for(suite, tmp_path):
+    def make(trusted: FakeTrusted, judge=lambda case, path: None, rounds: int = 3, ready=lambda: True):
+        gpu_lock = threading.Lock()
+        stage = PerformanceStage(
+            suite["relu"], 1234, trusted.request, threading.Lock(), gpu_lock, judge, tmp_path,
+            TimingSettings(rounds=rounds), ready,
+        )
+        return stage, gpu_lock
+
+    return make
+
+
+def timed(tmp_path: Path, command: dict, samples: list[float]) -> dict:
+    (tmp_path / f"m{command['slot']}.json").write_text(json.dumps(_measurement(samples)))
+    (tmp_path / f"o{command['slot']}.pt").write_bytes(b"")
+    return {"event": "timed", "slot": command["slot"], "measurement": f"m{command['slot']}.json",
+            "file": f"o{command['slot']}.pt"}
+
+
+def drive(stage: PerformanceStage, tmp_path: Path, candidate_ms: float) -> list[dict]:
+    commands = []
+    reply = stage.on_ready({"event": "cases_done"})
+    while reply != "stop":
+        command = json.loads(reply)
+        commands.append(command)
+        reply = stage.on_ready(timed(tmp_path, command, [candidate_ms] * 25))
+    return commands
+
+
+def test_every_slot_alternates_eager_compile_candidate_for_each_round(suite, stage_for, tmp_path):
+    trusted = FakeTrusted(baseline_ms=2.0)
+    stage, gpu_lock = stage_for(trusted)
+    commands = drive(stage, tmp_path, candidate_ms=1.0)
+    slots = plan_slots(suite["relu"], 1234)
+    assert len(commands) == 3 * len(slots)
+    per_step = [c for c in trusted.calls if c.startswith("baseline")]
+    assert per_step == ["baseline:eager", "baseline:compile"] * len(commands)
+    result = stage.result.to_json()
+    assert result["complete"] and result["violation"] == ""
+    assert result["speedup_eager"] == pytest.approx(2.0)
+    assert result["speedup_compile"] == pytest.approx(2.0)
+    assert result["sol_fraction"] == pytest.approx(3e6 / 3e12 / 1e-3)
+    assert not gpu_lock.locked()
+
+
+def test_timing_seeds_come_from_the_secret_seed_and_differ_per_slot(suite):
+    one, other = plan_slots(suite["relu"], 1), plan_slots(suite["relu"], 2)
+    assert [s.seeds for s in one] != [s.seeds for s in other]
+    assert len({seed for s in one for seed in s.seeds}) == 3 * len(one)
+
+
+def test_a_wrong_output_while_timed_is_rejected(stage_for, tmp_path):
+    stage, gpu_lock = stage_for(FakeTrusted(), judge=lambda case, path: "MISMATCH: 12 of 100 elements differ")
+    drive(stage, tmp_path, candidate_ms=1.0)
+    assert stage.result.violation.startswith("runtime.timing_recheck")
+    assert "12 of 100" in stage.result.violation
+    assert not gpu_lock.locked()
+
+
+def test_faster_than_light_is_rejected(stage_for, tmp_path):
+    # 3 MB at 3 TB/s takes at least 1 us; 0.1 us is not a measurement of that work.
+    stage, _ = stage_for(FakeTrusted())
+    commands = drive(stage, tmp_path, candidate_ms=1e-4)
+    assert len(commands) == 1
+    assert stage.result.violation.startswith("runtime.faster_than_light")
+
+
+def test_just_under_the_speed_of_light_is_not_rejected(stage_for, tmp_path):
+    stage, _ = stage_for(FakeTrusted())
+    drive(stage, tmp_path, candidate_ms=0.95e-3)
+    assert stage.result.violation == ""
+
+
+def test_a_forged_timing_report_stops_the_stage(stage_for, tmp_path):
+    stage, gpu_lock = stage_for(FakeTrusted())
+    command = json.loads(stage.on_ready({"event": "cases_done"}))
+    forged = timed(tmp_path, command, [1.0] * 25) | {"slot": command["slot"] + 5}
+    assert stage.on_ready(forged) == "stop"
+    assert stage.result.violation.startswith("runtime.forged_channel")
+    assert not gpu_lock.locked()
+
+
+def test_no_timing_for_a_candidate_that_has_not_passed(stage_for, tmp_path):
+    trusted = FakeTrusted()
+    stage, gpu_lock = stage_for(trusted, ready=lambda: False)
+    assert stage.on_ready({"event": "cases_done"}) == "stop"
+    assert trusted.calls == [] and not gpu_lock.locked()
+
+
+def test_close_releases_the_gpu_after_a_worker_died_mid_stage(stage_for, tmp_path):
+    stage, gpu_lock = stage_for(FakeTrusted())
+    stage.on_ready({"event": "cases_done"})
+    assert gpu_lock.locked()
+    stage.close()
+    assert not gpu_lock.locked()
+    assert not stage.result.complete and stage.result.speedup("eager") is None
+
+
+def test_an_unreadable_measurement_is_a_forgery(stage_for, tmp_path):
+    stage, _ = stage_for(FakeTrusted())
+    command = json.loads(stage.on_ready({"event": "cases_done"}))
+    event = timed(tmp_path, command, [1.0] * 25)
+    (tmp_path / event["measurement"]).write_text('{"samples_ms": [-1]}')
+    assert stage.on_ready(event) == "stop"
+    assert "forged_channel" in stage.result.violation

@@ -1,0 +1,33 @@
+"""The trusted worker judges perturbed cases on the params they carry (run in-process: `_State` is what the
+spawned worker serves)."""
+
+import json
+
+import torch
+
+from kbx.evaluation.cases import plan_cases, workload_of
+from kbx.evaluation.outputs import pack_outputs
+from kbx.evaluation.trusted import _State
+from kbx.tasks.meta import read_task
+from kbx.tasks.module import import_task
+from kbx.tasks.registry import default_suite_root
+
+RELU = read_task(default_suite_root() / "Activation" / "relu")
+
+
+def _judge(tmp_path, case, output):
+    torch.save({"outputs": pack_outputs(output)}, tmp_path / "case.pt")
+    sent = {**json.loads(json.dumps(case.to_json())), "file": "case.pt"}
+    (result,) = _State("cpu").check(str(RELU.path), str(tmp_path), [sent])
+    return [c["status"] for c in result["comparisons"]]
+
+
+def test_perturbed_case_is_judged_on_its_own_sizes(tmp_path):
+    case = next(c for c in plan_cases(RELU, "cpu", 5) if c.params is not None)
+    sent = json.loads(json.dumps(case.to_json()))
+    generator = torch.Generator().manual_seed(case.seed)
+    inputs = import_task(RELU).make_inputs(workload_of(RELU, sent), case.dtype, generator)
+    assert list(inputs["input"].shape) == case.params["shape"] != RELU.workload("check_tail").params["shape"]
+    assert _judge(tmp_path, case, torch.relu(inputs["input"])) == ["PASSED"]
+    published = torch.zeros(RELU.workload("check_tail").params["shape"])
+    assert _judge(tmp_path, case, published) == ["WRONG_SHAPE"]

@@ -1,0 +1,42 @@
+"""On a GPU: the performance stage times a solution against eager and compiled baselines, and catches a candidate
+that stops computing once it is being timed."""
+
+from __future__ import annotations
+
+import pytest
+
+from kbx.candidates.source import Candidate
+from kbx.evaluation.bench_inputs import TimingSettings
+from kbx.evaluation.pipeline import Evaluator
+from kbx.evaluation.sandbox import Limits
+from tests.conftest import FIXTURES
+
+pytestmark = pytest.mark.gpu
+
+
+@pytest.fixture(scope="module")
+def timed_evaluator():
+    settings = TimingSettings(rounds=3, budget_s=0.3, min_samples=10)
+    with Evaluator("cuda", Limits(timeout_s=300), timing=settings) as evaluator:
+        yield evaluator
+
+
+def test_a_solution_gets_speedups_and_a_speed_of_light_fraction(timed_evaluator, suite):
+    task = suite["relu"]
+    path = task.path / "solution.py"
+    evaluation = timed_evaluator.evaluate(task, Candidate(str(path), task.name, path.read_text()))
+    row = evaluation.to_json()
+    assert row["status"] == "PASSED", row["message"]
+    assert row["speedup_eager"] > 0 and row["speedup_compile"] > 0
+    assert 0 < row["sol_fraction"] < 1.25
+    perf = row["performance"]
+    assert perf["complete"] and perf["environment"]["clocks_start"] and perf["environment"]["peaks"]
+    for workload in perf["workloads"]:
+        assert len(workload["rounds"]["candidate"]) == 3
+        assert len(workload["rounds"]["eager"]) == 3
+
+
+def test_a_candidate_honest_only_while_checked_is_rejected_when_timed(timed_evaluator, suite):
+    path = FIXTURES.parent / "exploits" / "honest_until_timing.py"
+    evaluation = timed_evaluator.evaluate(suite["relu"], Candidate(str(path), "relu", path.read_text()))
+    assert evaluation.status.value in {"REJECTED_RUNTIME", "MISMATCH"}, evaluation.message
