@@ -50,7 +50,7 @@ def run_all(pairs: list[tuple[Task, Path]], limits: Limits, sink: TextIO, rows: 
             expected = expected_status(path)
             agree = evaluation.status.value == expected
             disagreements += not agree
-            bench = sum(1 for c in evaluation.cases if task.workload(c.workload).role == "bench")
+            bench = sum(1 for c in evaluation.cases if c.role == "bench")
             label = f"{task.name}/{path.parent.name}/{path.stem}"
             row = (
                 f"{label:55s} {evaluation.status.value:15s} {'ok ' if agree else 'BAD'} "

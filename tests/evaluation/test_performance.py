@@ -28,6 +28,8 @@ class FakeTrusted:
             return {"sm_mhz": 1980}
         if kind == "work":
             return self.work
+        if kind == "release":
+            return None
         return _measurement([self.baseline_ms] * 25)
 
 

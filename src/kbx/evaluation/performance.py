@@ -298,6 +298,7 @@ class PerformanceStage:
         if self._holding:
             try:
                 self.result.environment["clocks_end"] = self._trusted("clocks", {})
+                self._trusted("release", {})
             finally:
                 self.result.wall_s = time.monotonic() - self._started
                 self._holding = False

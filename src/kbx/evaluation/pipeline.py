@@ -244,7 +244,9 @@ def _case_result(case: Case, raw: dict[str, Any]) -> CaseResult:
         status, message = Status.INPUT_MUTATED, f"the call changed input(s) {', '.join(mutated)}"
     else:
         status, message = Status.PASSED, ""
-    return CaseResult(case.index, case.workload, case.dtype, case.secret, status, message, comparisons, mutated)
+    return CaseResult(
+        case.index, case.workload, case.dtype, case.secret, status, message, comparisons, mutated, case.role
+    )
 
 
 def _with_performance(evaluation: Evaluation, performance: Performance) -> Evaluation:

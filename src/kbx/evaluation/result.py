@@ -22,10 +22,13 @@ class CaseResult:
     comparisons: tuple[Comparison, ...] = ()
     """One per output tensor."""
     mutated_inputs: tuple[str, ...] = ()
+    role: str = ""
+    """The workload's role (smoke, check, bench); perturbed and refill cases keep their workload's."""
 
     def to_json(self) -> dict[str, Any]:
         return {
             "workload": self.workload,
+            "role": self.role,
             "dtype": self.dtype,
             "seed": "secret" if self.secret else "public",
             "status": self.status.value,

@@ -21,6 +21,8 @@ from kbx.evaluation.cases import workload_of
 from kbx.tasks.spec import Workload
 
 _CACHE_BYTES = 4 << 30
+_IDLE_BYTES = 1 << 30
+"""Cached-but-unused GPU memory above which the trusted worker returns it to the driver."""
 
 
 class TrustedWorker:
@@ -129,6 +131,7 @@ class _State:
             outputs = [unpack_output(item) for item in saved["outputs"]]
             comparisons = compare(outputs, expected, task.contract, case["dtype"], workload)
             results.append({"index": case["index"], "comparisons": [c.to_json() for c in comparisons]})
+        self._free_cached()
         return results
 
     def peaks(self) -> dict[str, Any]:
@@ -172,6 +175,18 @@ class _State:
                 return time_call(fn, sets, clock=self._clock, flusher=self._flusher, **settings).to_json()
         except Exception as exc:  # a baseline that cannot run is reported, not fatal: the candidate was fine
             return {"error": f"{kind}: {type(exc).__name__}: {str(exc)[:300]}"}
+
+    def release(self) -> None:
+        """Drop the timing input sets and give cached GPU memory back to the driver: the candidate workers that
+        come next share the GPU, and memory this process keeps reserved is memory they cannot have."""
+        self._sets = None
+        self._free_cached()
+
+    def _free_cached(self) -> None:
+        import torch
+
+        if self.device == "cuda" and torch.cuda.memory_reserved() - torch.cuda.memory_allocated() > _IDLE_BYTES:
+            torch.cuda.empty_cache()
 
     def _compiled(self, code: Any) -> Any:
         import torch
