@@ -29,7 +29,7 @@ from kbx.tasks.suite_check import expected_status
 
 EXPLOITS = Path(__file__).resolve().parent.parent / "tests" / "exploits"
 TIMING_EXPLOITS = ["cache_rotating_inputs", "honest_until_timing", "cache_by_pointer", "memoize_first_call",
-                   "arithmetic_fallback", "patch_via_type_setattr", "forged_case_done", "reads_saved_outputs"]
+                   "arithmetic_fallback", "patch_via_unresolved_target", "forged_case_done", "reads_saved_outputs"]
 
 
 def declared(path: Path, name: str) -> str | None:

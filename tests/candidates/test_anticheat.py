@@ -1,8 +1,10 @@
 import ast
+import subprocess
+import sys
 
 import pytest
 
-from kbx.candidates.anticheat import find_violation
+from kbx.candidates.anticheat import ALLOWED_MODULES, FORBIDDEN_MODULES, find_violation, reached_name
 
 
 def violation(code: str, forbidden: tuple[str, ...] = ()):
@@ -160,7 +162,7 @@ def test_torch_fallback_for_the_core_operation(code, forbidden):
     "code",
     [
         "import math\nimport torch\ny = torch.empty(3)\nz = math.sqrt(2.0)",
-        "class Box:\n    pass\nb = Box()\nb.value = 1\nv = getattr(b, 'val' + 'ue')",
+        "class Box:\n    pass\nb = Box()\nb.value = 1\nv = getattr(b, 'value')",
         "import torch\nx = torch.empty(3)\nx.data = x",
         "import os\npid = os.getpid()",
         "import torch\nprint(torch.__version__)",
@@ -197,7 +199,7 @@ def test_without_a_forbidden_list_torch_operations_are_not_judged():
 @pytest.mark.parametrize(
     "code",
     [
-        "try:\n    import numpy\nexcept ImportError:\n    numpy = None",
+        "try:\n    import typing_extensions\nexcept ImportError:\n    typing_extensions = None",
         "def lib():\n    try:\n        from triton.language.extra.cuda import libdevice\n    except ImportError:\n"
         "        from triton.language.extra import libdevice\n    return libdevice",
         lines("def f(x):", "    try:", "        return k(x)", "    except ValueError as e:",
@@ -216,3 +218,226 @@ def test_forbidden_names_match_case_and_underscore_blind():
     assert violation("import torch\nm = torch.nn.GELU()", ("gelu",)) is not None
     assert violation("def f(x):\n    return x.clamp_min_(0)", ("clampmin",)) is not None
     assert violation("def f(x):\n    return x.expand(3)", ("exp",)) is None
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import numpy as np",
+        "import types",
+        "import weakref",
+        "import contextlib",
+        "import zipfile",
+        "import triton_helpers",
+        "from . import helpers",
+        "def f():\n    import tempfile\n    return tempfile",
+    ],
+)
+def test_imports_off_the_allow_list_are_rejected(code):
+    found = violation(code)
+    assert found is not None and found.rule == "import_not_allowed", found
+    assert "allow-list" in found.reason
+
+
+@pytest.mark.parametrize(
+    "module", ["pkgutil", "pydoc", "code", "codeop", "zipimport", "copyreg", "__main__"]
+)
+def test_modules_found_by_the_red_team_name_their_trick(module):
+    for code in (f"import {module}", f"from {module} import x"):
+        found = violation(code)
+        assert found is not None and found.rule == "forbidden_import", found
+        assert "allow-list" not in found.reason
+
+
+def test_the_allow_list_admits_what_kernels_import():
+    allowed = "\n".join(f"import {m}" for m in ALLOWED_MODULES if m != "__future__")
+    typical = lines(
+        "from __future__ import annotations",
+        "from typing import Optional, Tuple",
+        "from collections.abc import Sequence",
+        "from dataclasses import dataclass",
+        "from functools import lru_cache, partial, reduce",
+        "import torch.nn.functional as F",
+        "from triton.runtime import driver",
+        "from triton.language.extra import libdevice",
+        "import os.path",
+        "p = os.path.join('a', 'b')",
+    )
+    assert violation(typical + "\n" + allowed) is None
+    assert not set(ALLOWED_MODULES) & set(FORBIDDEN_MODULES)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import sys\nframes = sys._current_frames()",
+        "from sys import _getframe",
+        "import sys\nsys.settrace(print)",
+        "import sys\nsys.meta_path.insert(0, finder)",
+        "import warnings\nwarnings._setoption('ignore::kbx.X')",
+        "import typing\nhints = typing.get_type_hints(f)",
+        "from typing import ForwardRef",
+        "from functools import singledispatch",
+        "import os\nos.execvp('sh', ['sh'])",
+        "import os\nos.posix_spawn('/bin/sh', [], {})",
+        "from triton.runtime.build import compile_module_from_src",
+        "import triton\ntriton.knobs.nvidia.ptxas = 'sh'",
+        "import triton\nx = triton._C",
+        "import torch.multiprocessing as mp",
+        "import torch\nt = torch.utils.benchmark.Timer(stmt='x')",
+        "import torch\nobj = torch.serialization.load(f, weights_only=False)",
+    ],
+)
+def test_dangerous_names_in_allowed_modules_are_forbidden(code):
+    found = violation(code)
+    assert found is not None and found.rule == "forbidden_call", found
+
+
+@pytest.mark.parametrize(
+    "code",
+    ["run = exec", "f = [eval][0]", "ns = locals()", "h = help", "def f(x):\n    return (compile,)"],
+)
+def test_dynamic_builtins_are_rejected_uncalled_too(code):
+    found = violation(code)
+    assert found is not None and found.rule == "dynamic_code", found
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "def f(g):\n    return g.__globals__['torch']",
+        "def f(g):\n    return g.__code__",
+        "def f(g):\n    return g.__closure__, g.__kwdefaults__",
+        "x = ().__class__.__bases__[0].__subclasses__()",
+        "def f(x):\n    return type(x).__mro__",
+        "def f(o):\n    return o.__dict__",
+        "def f(t):\n    return t.__reduce_ex__(2)",
+        "b = print.__self__",
+        "loader = __loader__",
+        "def f(e):\n    return e.__traceback__.tb_frame.f_back.f_globals",
+        "def g():\n    yield 1\nframe = g().gi_frame.f_locals",
+        "def f(x):\n    x.__class__ = int",
+        "def f(g, h):\n    g.__code__ = h.__code__",
+        "def f(g):\n    g.__defaults__ = (1,)",
+        "def f(x):\n    x.__anything__ = 1",
+        "def f(x):\n    del x.__wrapped__",
+        "def f(x):\n    setattr(x, '__class__', int)",
+        "def f(g):\n    return getattr(g, '__globals__')",
+        "import operator\ndef f(g):\n    return operator.attrgetter('__code__.co_consts')(g)",
+        "import operator\ndef f(g, name):\n    return operator.attrgetter(name)(g)",
+        "class Box:\n    pass\nb = Box()\nv = getattr(b, 'val' + 'ue')",
+        "def f(x, name):\n    setattr(x, name, 1)",
+        "def f(g):\n    return object.__getattribute__(g, 'x')",
+        "import time\ntype(time).__setattr__(time, 'perf_counter', None)",
+        "__name__ = '__main__'",
+        "for __name__ in ['__main__']:\n    pass",
+        "import math as __loader__",
+        "class C:\n    __annotations__ = {'x': int}",
+        "class C:\n    def __reduce__(self):\n        return (int, ())",
+    ],
+)
+def test_introspection_of_code_frames_and_classes(code):
+    found = violation(code)
+    assert found is not None and found.rule == "introspection", found
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import torch\nclass T(torch.Tensor):\n    pass",
+        "from torch import Tensor\nclass T(Tensor):\n    pass",
+        lines("class M:", "    @classmethod", "    def __torch_function__(cls, func, types, args=(), kwargs=None):",
+              "        return func(*args)"),
+        "class M:\n    def __torch_dispatch__(self, func, types, args, kwargs):\n        return None",
+        "def f(x, cls):\n    return x.as_subclass(cls)",
+    ],
+)
+def test_tensor_subclasses_are_rejected(code):
+    found = violation(code)
+    assert found is not None and found.rule == "tensor_subclass", found
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        lines("class K:", "    def __init__(self, n):", "        self.n = n", "    def __call__(self, x):",
+              "        return x", "    def __repr__(self):", "        return 'K'"),
+        "class Sub(Base):\n    def __init__(self):\n        super().__init__()",
+        "if __name__ == '__main__':\n    print(__name__)",
+        "import torch\nv = torch.__version__",
+        "def f(x):\n    return type(x).__name__, x.__class__.__name__, x.__class__ is int",
+        "__all__ = ['f']\n__version__ = '1.0'",
+        "class P:\n    __slots__ = ('a',)",
+        "def f(cfg, x):\n    return getattr(cfg, 'num_warps', 4), hasattr(x, 'is_cuda')",
+        "import functools\n@functools.lru_cache(maxsize=None)\ndef f(n):\n    return n",
+        "import functools\nimport operator\nn = functools.reduce(operator.mul, (2, 3), 1)",
+        "from dataclasses import dataclass\n@dataclass(frozen=True)\nclass Cfg:\n    block: int = 128",
+        "from enum import Enum\nclass Mode(Enum):\n    A = 1",
+        '"""Mentions f.__globals__ and o.__dict__ in prose."""',
+        "import sys\nsys.stdout.write('x')\nbig = sys.maxsize",
+        "import warnings\nwarnings.warn('slow path')",
+        "import time\nt0 = time.perf_counter()",
+        "import random\nrandom.seed(0)",
+        "from typing import Optional\ndef f(x: Optional[int] = None) -> int:\n    return 0",
+        "import math\nn = math.prod((2, 3))",
+        "import triton.language as tl\nload = tl._experimental_descriptor_load",
+        "import torch\ndef f(x):\n    return x.float().contiguous(), torch.empty_like(x)",
+    ],
+)
+def test_honest_dunders_and_helpers_pass(code):
+    assert violation(code) is None
+
+
+def test_ending_the_own_process_is_left_to_the_sandbox():
+    assert violation("import os\nos._exit(0)") is None
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "g = getattr\ndef f(x):\n    return g(x, '__glo' + 'bals__')",
+        "import functools\ndef f(x):\n    return functools.partial(getattr, x)('__co' + 'de__')",
+    ],
+)
+def test_attribute_builtins_passed_around_are_rejected(code):
+    found = violation(code)
+    assert found is not None and found.rule == "introspection", found
+
+
+@pytest.mark.parametrize(
+    ("code", "rule", "reached"),
+    [
+        ("import torch\nm = torch.importlib.import_module('kbx')", "forbidden_import", "importlib"),
+        ("from torch import ctypes", "forbidden_import", "ctypes"),
+        ("import dataclasses\nf = dataclasses.inspect.currentframe()", "forbidden_import", "inspect"),
+        ("import triton.testing\ntriton.testing.subprocess.run(['sh'])", "forbidden_import", "subprocess"),
+        ("import os\nm = os.sys.modules", "forbidden_call", "sys.modules"),
+        ("import torch\nS = torch.os.sys\nf = S._getframe", "forbidden_call", "sys._getframe"),
+        ("import enum\nrun = enum.bltns.exec", "import_not_allowed", "builtins"),
+        ("import typing\nt = typing.types.FunctionType", "import_not_allowed", "types"),
+    ],
+)
+def test_modules_reached_through_other_modules_are_judged_as_themselves(code, rule, reached):
+    found = violation(code)
+    assert found is not None and found.rule == rule, found
+    assert f"{reached}" in found.reason and " through " in found.reason
+
+
+@pytest.mark.parametrize(
+    "dotted",
+    ["torch.nn.functional.relu", "triton.language.extra.libdevice.erf", "torch.backends.cuda.matmul.allow_tf32",
+     "torch.cuda.Stream", "collections.abc.Sequence", "math.pi"],
+)
+def test_names_that_stay_in_their_own_package_are_unchanged(dotted):
+    assert reached_name(dotted) == dotted
+
+
+def test_the_static_stage_imports_no_torch():
+    code = (
+        "import ast, sys; from kbx.candidates.anticheat import find_violation; "
+        "v = find_violation(ast.parse('import torch, triton\\nm = torch.importlib.import_module')); "
+        "assert v is not None and v.rule == 'forbidden_import', v; "
+        "assert 'torch' not in sys.modules and 'triton' not in sys.modules"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr

@@ -2,7 +2,7 @@ import ast
 
 import pytest
 
-from kbx.candidates.names import Names
+from kbx.candidates.names import Names, real_name
 
 
 def names(code: str) -> Names:
@@ -58,3 +58,26 @@ def test_kernels_are_functions_decorated_with_triton_jit(header, decorator):
 
 def test_a_jit_decorator_that_is_not_triton_is_no_kernel():
     assert names("jit = lambda f: f\n@jit\ndef k(x):\n    pass").kernels == ()
+
+
+@pytest.mark.parametrize(
+    ("dotted", "real"),
+    [
+        ("torch.importlib.import_module", "importlib.import_module"),
+        ("torch.os.sys.modules", "sys.modules"),
+        ("os.path.join", "posixpath.join"),
+        ("enum.bltns.exec", "builtins.exec"),
+        ("triton.testing.subprocess.run", "subprocess.run"),
+        ("torch.nn.functional.relu", "torch.nn.functional.relu"),
+        ("triton.language.extra.libdevice.erf", "triton.language.extra.libdevice.erf"),
+        ("functools.partial", "functools.partial"),
+    ],
+)
+def test_real_name_follows_modules_that_other_modules_import(dotted, real):
+    assert real_name(dotted, ("torch", "triton", "os", "sys", "enum", "functools", "posixpath", "ntpath")) == real
+
+
+def test_real_name_looks_only_into_followed_modules():
+    assert real_name("torch.importlib.import_module", ("triton",)) == "torch.importlib.import_module"
+    assert real_name("os.sys.modules", ("os",)) == "sys.modules"
+    assert real_name("not_a_module.x", ("not_a_module",)) == "not_a_module.x"

@@ -1,20 +1,23 @@
 """Static anti-cheat rules: constructs an honest Triton candidate never needs (issue 4, static layer).
 
 Each rule has a name and a reason; the first rule a candidate breaks rejects it as REJECTED_STATIC before anything
-runs. The capability rules (introspection, processes, threads, side streams, dynamic code, patching modules, torch
-entry points that generate or run kernels) hold for every task. The task-specific rule forbids the PyTorch
-operations that would do the task's core work (the task's `forbidden` list). No honest kernel may trip any of them:
-the suite's own solutions are the false-positive test. A static rule can be evaded by code clever enough; runtime
+runs. The capability rules (an allow-list of importable modules, introspection of code, frames and classes, tensor
+subclasses, processes, threads, side streams, dynamic code, patching modules, torch entry points that generate or run
+kernels) hold for every task. The task-specific rule forbids the PyTorch operations that would do the task's core
+work (the task's `forbidden` list). No honest kernel may trip any of them: the suite's own solutions are the
+false-positive test. A static rule can be evaded by code clever enough; runtime
 defences (audit hook, identity snapshots, launch counting) live in the candidate worker.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from typing import TypeGuard
 
-from kbx.candidates.names import Names, root
+from kbx.candidates.names import Names, real_name, root
 from kbx.tasks.spec import MATMUL_OPERATOR, normalise_op
 
 
@@ -28,6 +31,10 @@ class Violation:
 
     def message(self) -> str:
         return f"{self.rule} (line {self.line}): {self.reason}"
+
+
+def _each(reason: str, *names: str) -> dict[str, str]:
+    return dict.fromkeys(names, reason)
 
 
 FORBIDDEN_MODULES: dict[str, str] = {
@@ -44,32 +51,82 @@ FORBIDDEN_MODULES: dict[str, str] = {
     "signal": "signal handlers can interfere with the harness",
     "pickle": "unpickling runs arbitrary code",
     "marshal": "loading code objects hides what runs",
+    "__main__": "the worker's main module reaches sys.modules and the harness under another name",
+    "pkgutil": "resolve_name imports any module by a string, the harness included",
+    "pydoc": "locate() imports any module by a string, the harness included",
+    "code": "an interactive interpreter runs strings",
+    "codeop": "compiling strings hides what runs",
+    "zipimport": "importing from archives hides what runs",
+    "copyreg": "pickling reducers run when the harness saves the outputs",
 }
-"""Modules whose import is rejected, with the reason."""
+"""Modules with a known way to cheat, with the reason. Every module off ALLOWED_MODULES is rejected as well (rule
+`import_not_allowed`); these are named so that the verdict says how the module cheats."""
+
+ALLOWED_MODULES: tuple[str, ...] = (
+    "torch", "triton", "math", "__future__", "typing", "typing_extensions", "abc", "collections", "dataclasses",
+    "enum", "numbers", "functools", "itertools", "operator", "os", "sys", "time", "warnings", "random", "json",
+    "pathlib",
+)
+"""The top-level modules a candidate may import or reach; any other is rejected. A deny-list of dangerous modules
+never closes (`pkgutil`, `pydoc`, `code`, `copyreg`, `__main__` were each found after one was written).
+torch, triton and math are what the suite's kernels import. The rest are what LLM-written kernels bring along and
+reach neither code, frames nor the import system except through names rejected in FORBIDDEN_CALLS or as private:
+annotations (`__future__`, `typing`, `typing_extensions`), config types (`abc`, `collections`, `dataclasses`,
+`enum`, `numbers`), caching and config grids (`functools`, `itertools`), shape products (`operator`), and
+`os`/`sys` for `os.path`, `sys.maxsize` and `sys.stdout`; `json` and `pathlib` for configs and paths (they reach
+no more than the builtin `open` does). numpy is left out although LLM answers import it now and
+then: wrapping any address as an array (`__array_interface__`), unchecked strides, `ctypeslib`, pickles and C
+builds make it ctypes by another name, with a surface no list of its names would close. `time`, `warnings` and
+`random` are harmless, and LLM answers import them for timing and test code: reading a clock, sleeping or seeding
+changes no verdict (inputs are drawn in the trusted worker, and replacing a clock is `patches_module` or
+`runtime.patched`), and a warning filter only changes what is printed. `contextlib` is left out: `suppress` and
+`ExitStack` swallow errors, and nothing else in it is needed.
+
+Modules are reached through attributes too: `torch.importlib`, `torch.ctypes`, `dataclasses.inspect`,
+`triton.testing.subprocess`, `enum.bltns` and `os.sys` are the modules themselves: `reached_name` follows them."""
 
 _GRAPH_REPLAY = "CUDA graph replay can skip or reorder work between timed calls"
+_EXEC = "replacing the process escapes the sandbox"
+_SPAWN = "child processes escape the sandbox"
+_ENVIRONMENT = "the environment is not an input of the task"
+_SEES_HARNESS = "trace, profile, monitoring and audit callbacks see the harness's frames and when it times"
+_EVALUATES = "evaluates string annotations as code"
+_COMPILES_C = "compiles and loads C modules; kernels must be Triton"
+_UNPICKLES = "unpickling runs arbitrary code"
+_PROCESSES = "other processes can do work outside the timed call"
 
 FORBIDDEN_CALLS: dict[str, str] = {
     "os.system": "shell commands escape the sandbox",
     "os.popen": "shell commands escape the sandbox",
-    "os.fork": "child processes escape the sandbox",
-    "os.execv": "replacing the process escapes the sandbox",
-    "os.execve": "replacing the process escapes the sandbox",
-    "os.spawnv": "child processes escape the sandbox",
-    "os.environ": "the environment is not an input of the task",
-    "os.getenv": "the environment is not an input of the task",
+    **_each(_EXEC, "os.execl", "os.execle", "os.execlp", "os.execlpe", "os.execv", "os.execve", "os.execvp",
+            "os.execvpe"),
+    **_each(_SPAWN, "os.fork", "os.forkpty", "os.spawnl", "os.spawnle", "os.spawnlp", "os.spawnlpe", "os.spawnv",
+            "os.spawnve", "os.spawnvp", "os.spawnvpe", "os.posix_spawn", "os.posix_spawnp"),
+    **_each(_ENVIRONMENT, "os.environ", "os.environb", "os.getenv", "os.putenv", "os.unsetenv"),
     "os.kill": "signalling other processes can kill the harness",
     "os.killpg": "signalling other processes can kill the harness",
     "sys._getframe": "frame introspection can reach the harness",
     "sys.modules": "reaching other modules through sys.modules can find the reference",
     "sys.path": "changing the import path can reach the harness and the task's files",
+    "sys.meta_path": "import hooks change what the harness imports",
+    "sys.path_hooks": "import hooks change what the harness imports",
+    "sys.remote_exec": "runs code in another process, the harness's included",
+    **_each(_SEES_HARNESS, "sys.settrace", "sys.setprofile", "sys.monitoring", "sys.addaudithook"),
+    **_each(_EVALUATES, "typing.get_type_hints", "typing.ForwardRef", "typing.evaluate_forward_ref",
+            "typing_extensions.get_type_hints", "typing_extensions.ForwardRef",
+            "typing_extensions.evaluate_forward_ref", "typing_extensions.get_annotations",
+            "functools.singledispatch", "functools.singledispatchmethod"),
+    **_each(_UNPICKLES, "torch.load", "torch.serialization"),
+    **_each(_COMPILES_C, "triton.runtime.build", "triton.backends", "triton.tools"),
+    "triton.knobs": "knobs choose the compiler binaries Triton runs and the hooks around every launch",
+    **_each(_PROCESSES, "torch.multiprocessing", "torch.distributed", "torch.utils.data"),
+    "torch.utils.benchmark": "benchmark timers compile and run statements given as strings",
+    "torch.utils.collect_env": "collect_env runs shell commands",
     "torch.cuda.Stream": "side streams hide work from the timed stream",
     "torch.cuda.stream": "side streams hide work from the timed stream",
     "torch.cuda.set_stream": "side streams hide work from the timed stream",
-    "torch.cuda.CUDAGraph": _GRAPH_REPLAY,
-    "torch.cuda.graph": _GRAPH_REPLAY,
-    "torch.cuda.graphs": _GRAPH_REPLAY,
-    "torch.cuda.make_graphed_callables": _GRAPH_REPLAY,
+    **_each(_GRAPH_REPLAY, "torch.cuda.CUDAGraph", "torch.cuda.graph", "torch.cuda.graphs",
+            "torch.cuda.make_graphed_callables"),
     "torch.cuda.jiterator": "jiterator compiles CUDA C++ from strings; kernels must be Triton",
     "torch.library": "registering operators can replace what the harness calls",
     "torch.utils.cpp_extension": "compiled extensions are not Triton kernels",
@@ -81,13 +138,19 @@ FORBIDDEN_CALLS: dict[str, str] = {
     "torch.overrides": "torch function modes intercept every torch call, the harness's included",
     "torch.hub": "loading code from elsewhere hides what runs",
     "torch.package": "packages unpickle and run code that is not in the candidate",
-    "torch.load": "unpickling runs arbitrary code",
 }
-"""Dotted names (module attributes) whose use is rejected, with the reason. Private torch names (`torch._C`,
-`torch._dynamo`, `torch._inductor`, `torch._refs`, `torch._int_mm`, ...) are rejected too: see PRIVATE_TORCH."""
+"""Dotted names (module attributes) whose use is rejected, with the reason. Private names of allowed modules
+(`torch._C`, `torch._dynamo`, `torch._int_mm`, `sys._current_frames`, `warnings._setoption`, ...) are rejected too:
+see PRIVATE_TORCH and PRIVATE_MODULE."""
 
 PRIVATE_TORCH = "private torch internals (the dispatcher, dynamo, inductor, private ops) run torch's kernels"
 """The reason any `torch._name` (one leading underscore, any depth) is rejected."""
+
+PRIVATE_MODULE = "private internals are no interface a kernel needs, and some reach frames or import modules"
+"""The reason a private name of another allowed module (`sys._current_frames`, `warnings._setoption`,
+`typing._eval_type`, `triton._C`) is rejected. `os` is exempt (`os._exit` only ends the candidate's own process);
+below `triton`'s top level so are names like `tl._experimental_descriptor_load` (TMA on Hopper), which honest
+kernels use."""
 
 DYNAMIC_BUILTINS: dict[str, str] = {
     "__import__": "dynamic imports hide what the candidate uses",
@@ -96,9 +159,49 @@ DYNAMIC_BUILTINS: dict[str, str] = {
     "compile": "compiling strings hides what runs",
     "globals": "rewriting module globals at run time hides what runs",
     "vars": "reading a namespace as a dict hides what runs",
+    "locals": "reading a namespace as a dict hides what runs",
     "breakpoint": "debuggers do not belong in a kernel",
+    "help": "help() imports modules by name",
 }
-"""Builtins whose call is rejected."""
+"""Builtins whose use is rejected, called or not (`run = exec` would hide the call)."""
+
+_FUNCTION_INTERNALS = "a function's globals, code and defaults reach the harness and let it be rewritten in place"
+_CLASS_GRAPH = "walking the class graph reaches every loaded class, the harness's included"
+_RAW_ATTRIBUTE_ACCESS = "calling attribute access directly gets past the rules on what may be read or assigned"
+_PICKLING_HOOK = "pickling hooks run when the harness saves the outputs"
+_FRAMES = "frames and tracebacks reach the harness's locals and globals"
+
+INTROSPECTION: dict[str, str] = {
+    **_each(_FUNCTION_INTERNALS, "__globals__", "__code__", "__closure__", "__defaults__", "__kwdefaults__",
+            "__builtins__"),
+    **_each(_CLASS_GRAPH, "__subclasses__", "__bases__", "__base__", "__mro__"),
+    "__dict__": "an object's namespace as a dict reads and rewrites past these rules",
+    "__self__": "a builtin's __self__ is the builtins module",
+    **_each(_RAW_ATTRIBUTE_ACCESS, "__getattribute__", "__setattr__", "__delattr__"),
+    **_each("a module's loader and spec load other files, the task's included", "__loader__", "__spec__"),
+    **_each(_PICKLING_HOOK, "__reduce__", "__reduce_ex__", "__getstate__", "__setstate__"),
+    **_each(_FRAMES, "f_back", "f_globals", "f_locals", "f_builtins", "f_code", "tb_frame", "tb_next",
+            "__traceback__", "gi_frame", "gi_code", "cr_frame", "cr_code", "ag_frame", "ag_code"),
+}
+"""Attributes whose use is rejected (read, written, named in a string or as a global), with the reason. Honest
+dunders stay allowed: `__name__`, `__init__`, `__call__`, `__version__`, reading `__class__`."""
+
+BINDABLE_DUNDERS: tuple[str, ...] = ("__all__", "__slots__", "__version__")
+"""Dunder names a candidate may bind; binding any other (`__annotations__ = ...`, `__name__ = ...`) is rejected, and
+so is assigning any dunder attribute (`x.__class__ = ...`, `f.__code__ = ...`)."""
+
+_REWRITES = "rewriting an object's dunders changes what it is or does, the harness's objects included"
+
+PICKLING_HOOKS: tuple[str, ...] = ("__reduce__", "__reduce_ex__", "__getstate__", "__setstate__")
+"""Methods a candidate's classes may not define: the harness pickles what the candidate returns."""
+
+TENSOR_HOOKS: tuple[str, ...] = ("__torch_function__", "__torch_dispatch__")
+"""Methods that make a class intercept the torch calls made on its instances."""
+
+TENSOR_CLASSES: tuple[str, ...] = ("torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter")
+"""Classes a candidate may not subclass."""
+
+_TENSORS = "a tensor subclass can answer the harness's torch calls (comparisons, copies) as it likes"
 
 KERNEL_NAMESPACES: tuple[str, ...] = ("triton", "math")
 """Top-level modules whose functions never run torch compute: a forbidden name there is fine (`tl.sum`, `tl.dot`,
@@ -135,36 +238,69 @@ def violations(tree: ast.Module, forbidden: Iterable[str] = ()) -> Iterator[Viol
 
 def _forbidden_imports(src: _Source) -> Iterator[Violation]:
     for node in ast.walk(src.tree):
-        names: list[str] = []
-        if isinstance(node, ast.Import):
-            names = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names if a.name != "*"]
-        for name in names:
+        for name in _imported_names(node):
             if root(name) in FORBIDDEN_MODULES:
                 yield Violation("forbidden_import", node.lineno, f"imports {name}: {FORBIDDEN_MODULES[root(name)]}")
-            reason = forbidden_reason(name)
-            if reason:
-                yield Violation("forbidden_call", node.lineno, f"imports {name}: {reason}")
+            found = _forbidden_name(name)
+            if found:
+                yield Violation("forbidden_call", node.lineno, f"imports {found[0]}: {found[1]}")
+    for line, dotted, reached in _reached_elsewhere(src):
+        if root(reached) in FORBIDDEN_MODULES:
+            yield Violation(
+                "forbidden_import", line, f"reaches {reached} through {dotted}: {FORBIDDEN_MODULES[root(reached)]}"
+            )
 
 
 def _forbidden_attributes(src: _Source) -> Iterator[Violation]:
     for node, dotted in src.names.references():
-        reason = forbidden_reason(dotted)
-        if reason:
-            yield Violation("forbidden_call", node.lineno, f"uses {dotted}: {reason}")
+        found = _forbidden_name(dotted)
+        if found:
+            yield Violation("forbidden_call", node.lineno, f"uses {found[0]}: {found[1]}")
+
+
+def _forbidden_name(dotted: str) -> tuple[str, str] | None:
+    """(how a verdict names it, why) when a dotted name may not be used: judged where it really leads first
+    (`torch.os.sys._getframe` is `sys._getframe`), then as written; None when it may be used."""
+    reached = reached_name(dotted)
+    reason = forbidden_reason(reached) if root(reached) != root(dotted) else None
+    if reason:
+        return f"{reached} through {dotted}", reason
+    reason = forbidden_reason(dotted)
+    return (dotted, reason) if reason else None
+
+
+def _imported_names(node: ast.AST) -> list[str]:
+    """The modules and module attributes an import statement names (`from a.b import c` -> `a.b`, `a.b.c`)."""
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names]
+    if isinstance(node, ast.ImportFrom) and node.module:
+        return [node.module] + [f"{node.module}.{a.name}" for a in node.names if a.name != "*"]
+    return []
+
+
+def _reached_elsewhere(src: _Source) -> Iterator[tuple[int, str, str]]:
+    """(line, dotted, reached) for each imported or used name that passes through a module of another top-level
+    module (`torch.importlib.import_module` reaches `importlib.import_module`)."""
+    named = [(n.lineno, name) for n in ast.walk(src.tree) for name in _imported_names(n)]
+    named += [(n.lineno, dotted) for n, dotted in src.names.references()]
+    for line, dotted in named:
+        reached = reached_name(dotted)
+        if root(reached) != root(dotted):
+            yield line, dotted, reached
 
 
 def _dynamic_code(src: _Source) -> Iterator[Violation]:
     aliases = src.names.aliases
+    called = {id(n.func) for n in ast.walk(src.tree) if isinstance(n, ast.Call)}
     for node in ast.walk(src.tree):
         if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Name)
-            and node.func.id in DYNAMIC_BUILTINS
-            and node.func.id not in aliases
+            isinstance(node, ast.Name)
+            and isinstance(node.ctx, ast.Load)
+            and node.id in DYNAMIC_BUILTINS
+            and node.id not in aliases
         ):
-            yield Violation("dynamic_code", node.lineno, f"calls {node.func.id}(): {DYNAMIC_BUILTINS[node.func.id]}")
+            use = f"calls {node.id}()" if id(node) in called else f"uses {node.id}"
+            yield Violation("dynamic_code", node.lineno, f"{use}: {DYNAMIC_BUILTINS[node.id]}")
         if isinstance(node, ast.Name) and node.id in {"__builtins__", "builtins"}:
             yield Violation("dynamic_code", node.lineno, "reaches into builtins: hides what runs")
         if isinstance(node, ast.Call) and _is_computed_getattr(node, src.names):
@@ -198,15 +334,167 @@ def _patches_modules(src: _Source) -> Iterator[Violation]:
             yield Violation("patches_module", node.lineno, f"{node.func.id} on an imported module")
 
 
+def _introspection(src: _Source) -> Iterator[Violation]:
+    called = {id(n.func) for n in ast.walk(src.tree) if isinstance(n, ast.Call)}
+    for node in ast.walk(src.tree):
+        reason = None
+        if isinstance(node, ast.Attribute) and node.attr in INTROSPECTION:
+            reason = f"uses .{node.attr}: {INTROSPECTION[node.attr]}"
+        elif isinstance(node, ast.Attribute) and _is_dunder(node.attr) and not isinstance(node.ctx, ast.Load):
+            reason = f"assigns .{node.attr}: {_REWRITES}"
+        elif isinstance(node, ast.Name) and node.id in INTROSPECTION and _is_dunder(node.id):
+            reason = f"uses {node.id}: {INTROSPECTION[node.id]}"
+        elif _is_attribute_builtin(node, src.names) and id(node) not in called:
+            reason = f"passes {node.id} around: called under another name, it reaches attributes these rules miss"
+        elif isinstance(node, (ast.Name, ast.alias)) and _binds_dunder(node):
+            reason = f"binds {_bound_name(node)}: {_REWRITES}"
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            named = _introspected(node.value)
+            reason = f"names {named} in a string: {INTROSPECTION[named]}" if named else None
+        elif isinstance(node, ast.Call):
+            reason = _attribute_call(node, src.names)
+        if reason:
+            yield Violation("introspection", getattr(node, "lineno", 0), reason)
+        if isinstance(node, ast.ClassDef):
+            for name, line in _class_members(node):
+                if name in PICKLING_HOOKS:
+                    yield Violation("introspection", line, f"class {node.name} defines {name}: {_PICKLING_HOOK}")
+
+
+def _is_dunder(name: str) -> bool:
+    return len(name) > 4 and name.startswith("__") and name.endswith("__")
+
+
+def _bound_name(node: ast.Name | ast.alias) -> str:
+    return node.id if isinstance(node, ast.Name) else node.asname or node.name
+
+
+def _binds_dunder(node: ast.Name | ast.alias) -> bool:
+    """`__name__ = ...`, `for __name__ in ...`, `import x as __loader__`: a dunder bound by the candidate."""
+    if (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)) or (
+        isinstance(node, ast.alias) and node.asname is None
+    ):
+        return False
+    name = _bound_name(node)
+    return _is_dunder(name) and name not in BINDABLE_DUNDERS
+
+
+_DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+
+
+def _introspected(text: str) -> str | None:
+    """The INTROSPECTION attribute a string names: `"__globals__"`, or `"__code__.co_consts"` for attrgetter."""
+    if not _DOTTED.fullmatch(text):
+        return None
+    return next((part for part in text.split(".") if part in INTROSPECTION), None)
+
+
+_ATTRIBUTE_GETTERS = ("operator.attrgetter", "operator.methodcaller")
+
+
+def _is_attribute_builtin(node: ast.AST, names: Names) -> TypeGuard[ast.Name]:
+    """A read of the builtin `getattr`, `setattr` or `delattr` (not shadowed by an import)."""
+    return (
+        isinstance(node, ast.Name)
+        and isinstance(node.ctx, ast.Load)
+        and node.id in ("getattr", "setattr", "delattr")
+        and node.id not in names.aliases
+    )
+
+
+def _attribute_call(node: ast.Call, names: Names) -> str | None:
+    """Why a call that reaches an attribute by name is rejected, or None: a computed name (it could be any of
+    INTROSPECTION), or `setattr`/`delattr` of a dunder. A computed name on a module is `dynamic_code`'s."""
+    func = node.func
+    if _is_attribute_builtin(func, names):
+        if len(node.args) < 2:
+            return None
+        attribute = node.args[1]
+        if not (isinstance(attribute, ast.Constant) and isinstance(attribute.value, str)):
+            if names.resolve(node.args[0]) is None:
+                return f"{func.id} with a computed name can reach __globals__, __code__ and frames past these rules"
+        elif func.id != "getattr" and _is_dunder(attribute.value):
+            return f"{func.id} of {attribute.value}: {_REWRITES}"
+        return None
+    getter = names.resolve(func)
+    if getter in _ATTRIBUTE_GETTERS:
+        picked = node.args[:1] if getter == "operator.methodcaller" else node.args
+        if not all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in picked):
+            return f"{getter} with a computed name can reach __globals__, __code__ and frames past these rules"
+    return None
+
+
+def _class_members(node: ast.ClassDef) -> Iterator[tuple[str, int]]:
+    """(name, line) of each method defined or name assigned directly in a class body."""
+    for stmt in node.body:
+        if isinstance(stmt, (*_FUNCTIONS, ast.ClassDef)):
+            yield stmt.name, stmt.lineno
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
+                for name in ast.walk(target):
+                    if isinstance(name, ast.Name):
+                        yield name.id, stmt.lineno
+
+
+def _tensor_subclass(src: _Source) -> Iterator[Violation]:
+    for node in ast.walk(src.tree):
+        if isinstance(node, ast.ClassDef):
+            for base in map(src.names.resolve, node.bases):
+                if base in TENSOR_CLASSES:
+                    yield Violation("tensor_subclass", node.lineno, f"class {node.name} subclasses {base}: {_TENSORS}")
+            for name, line in _class_members(node):
+                if name in TENSOR_HOOKS:
+                    yield Violation("tensor_subclass", line, f"class {node.name} defines {name}: {_TENSORS}")
+        elif isinstance(node, _FUNCTIONS) and node.name in TENSOR_HOOKS:
+            yield Violation("tensor_subclass", node.lineno, f"defines {node.name}: {_TENSORS}")
+        elif isinstance(node, ast.Attribute) and node.attr == "as_subclass":
+            yield Violation("tensor_subclass", node.lineno, f"uses .as_subclass: {_TENSORS}")
+
+
+def _imports_not_allowed(src: _Source) -> Iterator[Violation]:
+    for node in ast.walk(src.tree):
+        modules: list[str] = []
+        if isinstance(node, ast.ImportFrom) and node.level:
+            yield Violation("import_not_allowed", node.lineno, _RELATIVE)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            modules = [node.module]
+        elif isinstance(node, ast.Import):
+            modules = [a.name for a in node.names]
+        for module in modules:
+            if root(module) not in ALLOWED_MODULES and root(module) not in FORBIDDEN_MODULES:
+                yield Violation("import_not_allowed", node.lineno, f"imports {module}: {_NOT_ALLOWED}")
+    for line, dotted, reached in _reached_elsewhere(src):
+        if root(reached) not in (*ALLOWED_MODULES, *FORBIDDEN_MODULES, *_ALIAS_ROOTS):
+            yield Violation("import_not_allowed", line, f"reaches {reached} through {dotted}: {_NOT_ALLOWED}")
+
+
+_RELATIVE = "relative import: not on the allow-list, a candidate is one file with nothing beside it"
+_NOT_ALLOWED = f"not on the allow-list of modules a kernel needs ({', '.join(ALLOWED_MODULES)})"
+
+
+_ALIAS_ROOTS = ("posixpath", "ntpath", "posix", "nt")
+"""Modules an allowed module exposes under another name, allowed with it: `os.path`, and the C half of `os`
+(`os._exit` is `posix._exit`; names forbidden under `os.` are judged as written too)."""
+
+
+def reached_name(dotted: str) -> str:
+    """`dotted` named from the module it really lies in (`torch.importlib.import_module` ->
+    `importlib.import_module`), following allowed modules only: see `kbx.candidates.names.real_name`."""
+    return real_name(dotted, (*ALLOWED_MODULES, *_ALIAS_ROOTS))
+
+
 def forbidden_reason(dotted: str) -> str | None:
     """Why the dotted name (or a module it lies under) may not be used, or None when it may."""
     for name, reason in FORBIDDEN_CALLS.items():
         if dotted == name or dotted.startswith(name + "."):
             return reason
-    parts = dotted.split(".")
-    if parts[0] == "torch" and any(p.startswith("_") and not p.endswith("__") for p in parts[1:]):
-        return PRIVATE_TORCH
-    return None
+    top, *rest = dotted.split(".")
+    if top not in ALLOWED_MODULES or top == "os":
+        return None  # a module off the allow-list is `import_not_allowed`'s
+    judged = rest[:1] if top == "triton" else rest
+    if not any(p.startswith("_") and not p.endswith("__") for p in judged):
+        return None
+    return PRIVATE_TORCH if top == "torch" else PRIVATE_MODULE
 
 
 def _is_computed_getattr(node: ast.Call, names: Names) -> bool:
@@ -383,7 +671,12 @@ _RULES: tuple[Callable[[_Source], Iterator[Violation]], ...] = (
     _forbidden_attributes,
     _dynamic_code,
     _patches_modules,
+    _introspection,
+    _tensor_subclass,
     _uses_reference,
     _try_fallback,
     _torch_fallback,
+    _imports_not_allowed,
 )
+"""The rules in the order `find_violation` applies them. The allow-list comes last, so that a rule naming a known
+trick speaks first (`copyreg` is `forbidden_import`, `np.sum` is `torch_fallback`)."""

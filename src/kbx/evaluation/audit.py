@@ -1,6 +1,7 @@
 """The candidate worker's audit hook (PEP 578), installed before torch or the candidate is imported.
 
-It denies, inside the candidate's process: network access (connect, bind, name lookups), and any look at other
+It denies, inside the candidate's process: network access (connect, bind, name lookups), opening a process's
+memory through /proc (`/proc/self/mem` writes any byte of the process with builtins alone), and any look at other
 jobs' files: listing the scratch root that holds every job directory, or opening, listing or removing anything in
 a job directory other than this worker's own. Denials raise PermissionError where they happen and are recorded, so
 a candidate that catches the error is still rejected (`runtime.denied` through `Guards`).
@@ -20,6 +21,8 @@ JOB_PREFIX = "kbx-job-"
 """Name prefix of every job directory (`kbx.evaluation.pipeline` creates them)."""
 
 _NETWORK = frozenset({"socket.connect", "socket.bind", "socket.getaddrinfo", "socket.gethostbyname"})
+_PROCESS_MEMORY = frozenset({"mem", "pagemap"})
+"""/proc/<pid>/mem reads and writes any byte of a process with builtins alone."""
 _PATH_EVENTS = frozenset({"open", "os.listdir", "os.scandir", "os.remove", "os.rename", "os.rmdir", "shutil.rmtree"})
 
 
@@ -40,7 +43,9 @@ def install_audit_hook(job_dir: Path, denied: list[str]) -> None:
             path = _path(args[0])
             if path is None:
                 return
-            if path == scratch and event != "open":
+            if path.startswith("/proc/") and os.path.basename(path) in _PROCESS_MEMORY:
+                deny(f"{event} of {path}")
+            elif path == scratch and event != "open":
                 deny(f"{event} of the scratch directory {path}")
             elif path.startswith(others) and not (path == own or path.startswith(own + os.sep)):
                 deny(f"{event} of another job's file {path}")
