@@ -4,7 +4,8 @@ import sys
 
 import pytest
 
-from kbx.candidates.anticheat import ALLOWED_MODULES, FORBIDDEN_MODULES, find_violation, reached_name
+from kbx.candidates.anticheat import find_violation
+from kbx.candidates.capabilities import ALLOWED_MODULES, FORBIDDEN_MODULES, reached_name
 
 
 def violation(code: str, forbidden: tuple[str, ...] = ()):
