@@ -5,7 +5,6 @@ import sys
 import pytest
 
 from kbx.candidates.anticheat import find_violation
-from kbx.candidates.capabilities import ALLOWED_MODULES, FORBIDDEN_MODULES, reached_name
 
 
 def violation(code: str, forbidden: tuple[str, ...] = ()):
@@ -223,79 +222,6 @@ def test_forbidden_names_match_case_and_underscore_blind():
 
 @pytest.mark.parametrize(
     "code",
-    [
-        "import numpy as np",
-        "import types",
-        "import weakref",
-        "import contextlib",
-        "import zipfile",
-        "import triton_helpers",
-        "from . import helpers",
-        "def f():\n    import tempfile\n    return tempfile",
-    ],
-)
-def test_imports_off_the_allow_list_are_rejected(code):
-    found = violation(code)
-    assert found is not None and found.rule == "import_not_allowed", found
-    assert "allow-list" in found.reason
-
-
-@pytest.mark.parametrize(
-    "module", ["pkgutil", "pydoc", "code", "codeop", "zipimport", "copyreg", "__main__"]
-)
-def test_modules_found_by_the_red_team_name_their_trick(module):
-    for code in (f"import {module}", f"from {module} import x"):
-        found = violation(code)
-        assert found is not None and found.rule == "forbidden_import", found
-        assert "allow-list" not in found.reason
-
-
-def test_the_allow_list_admits_what_kernels_import():
-    allowed = "\n".join(f"import {m}" for m in ALLOWED_MODULES if m != "__future__")
-    typical = lines(
-        "from __future__ import annotations",
-        "from typing import Optional, Tuple",
-        "from collections.abc import Sequence",
-        "from dataclasses import dataclass",
-        "from functools import lru_cache, partial, reduce",
-        "import torch.nn.functional as F",
-        "from triton.runtime import driver",
-        "from triton.language.extra import libdevice",
-        "import os.path",
-        "p = os.path.join('a', 'b')",
-    )
-    assert violation(typical + "\n" + allowed) is None
-    assert not set(ALLOWED_MODULES) & set(FORBIDDEN_MODULES)
-
-
-@pytest.mark.parametrize(
-    "code",
-    [
-        "import sys\nframes = sys._current_frames()",
-        "from sys import _getframe",
-        "import sys\nsys.settrace(print)",
-        "import sys\nsys.meta_path.insert(0, finder)",
-        "import warnings\nwarnings._setoption('ignore::kbx.X')",
-        "import typing\nhints = typing.get_type_hints(f)",
-        "from typing import ForwardRef",
-        "from functools import singledispatch",
-        "import os\nos.execvp('sh', ['sh'])",
-        "import os\nos.posix_spawn('/bin/sh', [], {})",
-        "from triton.runtime.build import compile_module_from_src",
-        "import triton\ntriton.knobs.nvidia.ptxas = 'sh'",
-        "import triton\nx = triton._C",
-        "import torch.multiprocessing as mp",
-        "import torch\nt = torch.utils.benchmark.Timer(stmt='x')",
-        "import torch\nobj = torch.serialization.load(f, weights_only=False)",
-    ],
-)
-def test_dangerous_names_in_allowed_modules_are_forbidden(code):
-    found = violation(code)
-    assert found is not None and found.rule == "forbidden_call", found
-
-
-@pytest.mark.parametrize(
-    "code",
     ["run = exec", "f = [eval][0]", "ns = locals()", "h = help", "def f(x):\n    return (compile,)"],
 )
 def test_dynamic_builtins_are_rejected_uncalled_too(code):
@@ -403,34 +329,6 @@ def test_ending_the_own_process_is_left_to_the_sandbox():
 def test_attribute_builtins_passed_around_are_rejected(code):
     found = violation(code)
     assert found is not None and found.rule == "introspection", found
-
-
-@pytest.mark.parametrize(
-    ("code", "rule", "reached"),
-    [
-        ("import torch\nm = torch.importlib.import_module('kbx')", "forbidden_import", "importlib"),
-        ("from torch import ctypes", "forbidden_import", "ctypes"),
-        ("import dataclasses\nf = dataclasses.inspect.currentframe()", "forbidden_import", "inspect"),
-        ("import triton.testing\ntriton.testing.subprocess.run(['sh'])", "forbidden_import", "subprocess"),
-        ("import os\nm = os.sys.modules", "forbidden_call", "sys.modules"),
-        ("import torch\nS = torch.os.sys\nf = S._getframe", "forbidden_call", "sys._getframe"),
-        ("import enum\nrun = enum.bltns.exec", "import_not_allowed", "builtins"),
-        ("import typing\nt = typing.types.FunctionType", "import_not_allowed", "types"),
-    ],
-)
-def test_modules_reached_through_other_modules_are_judged_as_themselves(code, rule, reached):
-    found = violation(code)
-    assert found is not None and found.rule == rule, found
-    assert f"{reached}" in found.reason and " through " in found.reason
-
-
-@pytest.mark.parametrize(
-    "dotted",
-    ["torch.nn.functional.relu", "triton.language.extra.libdevice.erf", "torch.backends.cuda.matmul.allow_tf32",
-     "torch.cuda.Stream", "collections.abc.Sequence", "math.pi"],
-)
-def test_names_that_stay_in_their_own_package_are_unchanged(dotted):
-    assert reached_name(dotted) == dotted
 
 
 def test_the_static_stage_imports_no_torch():

@@ -6,7 +6,8 @@ subclasses, processes, threads, side streams, dynamic code, patching modules, to
 kernels) hold for every task. The task-specific rule forbids the PyTorch operations that would do the task's core
 work (the task's `forbidden` list). No honest kernel may trip any of them: the suite's own solutions are the
 false-positive test. The tables the rules consult (allowed modules, forbidden names, each with its reason) live
-in `kbx.candidates.capabilities`. A static rule can be evaded by code clever enough; runtime defences (audit hook,
+in `kbx.candidates.capabilities`; the two fallback rules (`try_fallback`, `torch_fallback`) in
+`kbx.candidates.fallbacks`. A static rule can be evaded by code clever enough; runtime defences (audit hook,
 identity snapshots, launch counting) live in the candidate worker.
 """
 
@@ -15,18 +16,15 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from typing import TypeGuard
 
 from kbx.candidates.capabilities import (
     ALIAS_ROOTS,
     ALLOWED_MODULES,
     BINDABLE_DUNDERS,
-    CORE_WORK,
     DYNAMIC_BUILTINS,
     FORBIDDEN_MODULES,
     INTROSPECTION,
-    KERNEL_NAMESPACES,
     NOT_ALLOWED,
     PICKLING_HOOK,
     PICKLING_HOOKS,
@@ -38,28 +36,10 @@ from kbx.candidates.capabilities import (
     forbidden_reason,
     reached_name,
 )
+from kbx.candidates.fallbacks import torch_fallback, try_fallback
 from kbx.candidates.names import Names, root
-from kbx.tasks.spec import MATMUL_OPERATOR, normalise_op
-
-
-@dataclass(frozen=True)
-class Violation:
-    """A broken rule, with where and why."""
-
-    rule: str
-    line: int
-    reason: str
-
-    def message(self) -> str:
-        return f"{self.rule} (line {self.line}): {self.reason}"
-
-
-@dataclass(frozen=True)
-class _Source:
-    tree: ast.Module
-    names: Names
-    forbidden: frozenset[str]
-    """Normalised forbidden operation names of the task."""
+from kbx.candidates.violation import FUNCTION_NODES, Source, Violation
+from kbx.tasks.spec import normalise_op
 
 
 def find_violation(tree: ast.Module, forbidden: Iterable[str] = ()) -> Violation | None:
@@ -74,12 +54,12 @@ def find_violation(tree: ast.Module, forbidden: Iterable[str] = ()) -> Violation
 
 def violations(tree: ast.Module, forbidden: Iterable[str] = ()) -> Iterator[Violation]:
     """Every broken rule, rule by rule in the order of `find_violation`."""
-    source = _Source(tree, Names(tree), frozenset(normalise_op(f) for f in forbidden))
+    source = Source(tree, Names(tree), frozenset(normalise_op(f) for f in forbidden))
     for rule in _RULES:
         yield from rule(source)
 
 
-def _forbidden_imports(src: _Source) -> Iterator[Violation]:
+def _forbidden_imports(src: Source) -> Iterator[Violation]:
     for node in ast.walk(src.tree):
         for name in _imported_names(node):
             if root(name) in FORBIDDEN_MODULES:
@@ -94,7 +74,7 @@ def _forbidden_imports(src: _Source) -> Iterator[Violation]:
             )
 
 
-def _forbidden_attributes(src: _Source) -> Iterator[Violation]:
+def _forbidden_attributes(src: Source) -> Iterator[Violation]:
     for node, dotted in src.names.references():
         found = _forbidden_name(dotted)
         if found:
@@ -121,7 +101,7 @@ def _imported_names(node: ast.AST) -> list[str]:
     return []
 
 
-def _reached_elsewhere(src: _Source) -> Iterator[tuple[int, str, str]]:
+def _reached_elsewhere(src: Source) -> Iterator[tuple[int, str, str]]:
     """(line, dotted, reached) for each imported or used name that passes through a module of another top-level
     module (`torch.importlib.import_module` reaches `importlib.import_module`)."""
     named = [(n.lineno, name) for n in ast.walk(src.tree) for name in _imported_names(n)]
@@ -132,7 +112,7 @@ def _reached_elsewhere(src: _Source) -> Iterator[tuple[int, str, str]]:
             yield line, dotted, reached
 
 
-def _dynamic_code(src: _Source) -> Iterator[Violation]:
+def _dynamic_code(src: Source) -> Iterator[Violation]:
     aliases = src.names.aliases
     called = {id(n.func) for n in ast.walk(src.tree) if isinstance(n, ast.Call)}
     for node in ast.walk(src.tree):
@@ -152,7 +132,7 @@ def _dynamic_code(src: _Source) -> Iterator[Violation]:
             yield Violation("dynamic_code", node.lineno, "reading a module's __dict__ hides what runs")
 
 
-def _patches_modules(src: _Source) -> Iterator[Violation]:
+def _patches_modules(src: Source) -> Iterator[Violation]:
     for node in ast.walk(src.tree):
         targets: list[ast.expr] = []
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
@@ -177,7 +157,7 @@ def _patches_modules(src: _Source) -> Iterator[Violation]:
             yield Violation("patches_module", node.lineno, f"{node.func.id} on an imported module")
 
 
-def _introspection(src: _Source) -> Iterator[Violation]:
+def _introspection(src: Source) -> Iterator[Violation]:
     called = {id(n.func) for n in ast.walk(src.tree) if isinstance(n, ast.Call)}
     for node in ast.walk(src.tree):
         reason = None
@@ -270,7 +250,7 @@ def _attribute_call(node: ast.Call, names: Names) -> str | None:
 def _class_members(node: ast.ClassDef) -> Iterator[tuple[str, int]]:
     """(name, line) of each method defined or name assigned directly in a class body."""
     for stmt in node.body:
-        if isinstance(stmt, (*_FUNCTIONS, ast.ClassDef)):
+        if isinstance(stmt, (*FUNCTION_NODES, ast.ClassDef)):
             yield stmt.name, stmt.lineno
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
             for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
@@ -279,7 +259,7 @@ def _class_members(node: ast.ClassDef) -> Iterator[tuple[str, int]]:
                         yield name.id, stmt.lineno
 
 
-def _tensor_subclass(src: _Source) -> Iterator[Violation]:
+def _tensor_subclass(src: Source) -> Iterator[Violation]:
     for node in ast.walk(src.tree):
         if isinstance(node, ast.ClassDef):
             for base in map(src.names.resolve, node.bases):
@@ -289,13 +269,13 @@ def _tensor_subclass(src: _Source) -> Iterator[Violation]:
             for name, line in _class_members(node):
                 if name in TENSOR_HOOKS:
                     yield Violation("tensor_subclass", line, f"class {node.name} defines {name}: {TENSOR_SUBCLASS}")
-        elif isinstance(node, _FUNCTIONS) and node.name in TENSOR_HOOKS:
+        elif isinstance(node, FUNCTION_NODES) and node.name in TENSOR_HOOKS:
             yield Violation("tensor_subclass", node.lineno, f"defines {node.name}: {TENSOR_SUBCLASS}")
         elif isinstance(node, ast.Attribute) and node.attr == "as_subclass":
             yield Violation("tensor_subclass", node.lineno, f"uses .as_subclass: {TENSOR_SUBCLASS}")
 
 
-def _imports_not_allowed(src: _Source) -> Iterator[Violation]:
+def _imports_not_allowed(src: Source) -> Iterator[Violation]:
     for node in ast.walk(src.tree):
         modules: list[str] = []
         if isinstance(node, ast.ImportFrom) and node.level:
@@ -321,7 +301,7 @@ def _is_computed_getattr(node: ast.Call, names: Names) -> bool:
     return not (isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str))
 
 
-def _uses_reference(src: _Source) -> Iterator[Violation]:
+def _uses_reference(src: Source) -> Iterator[Violation]:
     harness = "the harness is not part of a kernel, and through it lies the task's reference"
     for node in ast.walk(src.tree):
         if isinstance(node, ast.Import):
@@ -367,121 +347,7 @@ def _literal_attribute(node: ast.Call) -> str | None:
     return None
 
 
-def _try_fallback(src: _Source) -> Iterator[Violation]:
-    hides = "a fallback path hides a failing kernel by computing the result some other way"
-    inside = {id(n) for f in ast.walk(src.tree) if isinstance(f, _FUNCTIONS) for s in f.body for n in ast.walk(s)}
-    for node in ast.walk(src.tree):
-        if isinstance(node, (ast.Try, ast.TryStar)) and id(node) in inside and not _import_guard(node):
-            for handler in node.handlers:
-                if not _reraises(handler.body):
-                    caught = ast.unparse(handler.type) if handler.type else "everything"
-                    yield Violation("try_fallback", handler.lineno, f"catches {caught} without re-raising: {hides}")
-            if _leaves(node.finalbody):
-                yield Violation("try_fallback", node.lineno, f"leaves a `finally` early, swallowing errors: {hides}")
-        elif isinstance(node, (ast.With, ast.AsyncWith)) and id(node) in inside:
-            for item in node.items:
-                target = item.context_expr.func if isinstance(item.context_expr, ast.Call) else item.context_expr
-                if src.names.resolve(target) == "contextlib.suppress":
-                    yield Violation("try_fallback", node.lineno, f"suppresses exceptions: {hides}")
-        elif isinstance(node, _FUNCTIONS) and node.name in {"__exit__", "__aexit__"} and _returns_truthy(node):
-            yield Violation("try_fallback", node.lineno, f"a context manager that swallows exceptions: {hides}")
-
-
-_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
-
-
-def _import_guard(node: ast.Try | ast.TryStar) -> bool:
-    """`try: import x` / `except ImportError: ...` inside a function: choosing a module, not a computation."""
-    return all(isinstance(s, (ast.Import, ast.ImportFrom)) for s in node.body)
-
-
-def _reraises(body: list[ast.stmt]) -> bool:
-    """Whether a handler ends by raising and cannot leave any other way."""
-    return bool(body) and isinstance(body[-1], ast.Raise) and not _leaves(body)
-
-
-def _leaves(body: list[ast.stmt], in_loop: bool = False) -> bool:
-    """Whether the statements hold a return, or a break/continue that leaves them (not one of an inner loop)."""
-    for stmt in body:
-        if isinstance(stmt, ast.Return) or (isinstance(stmt, (ast.Break, ast.Continue)) and not in_loop):
-            return True
-        if isinstance(stmt, (*_FUNCTIONS, ast.ClassDef)):
-            continue
-        is_loop = isinstance(stmt, (ast.For, ast.AsyncFor, ast.While))
-        blocks = [(getattr(stmt, "body", []), in_loop or is_loop)]
-        blocks += [(getattr(stmt, field, []), in_loop) for field in ("orelse", "finalbody")]
-        blocks += [(part.body, in_loop) for part in [*getattr(stmt, "handlers", []), *getattr(stmt, "cases", [])]]
-        if any(_leaves(block, loop) for block, loop in blocks):
-            return True
-    return False
-
-
-def _returns_truthy(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    return any(
-        isinstance(node, ast.Return)
-        and node.value is not None
-        and not (isinstance(node.value, ast.Constant) and not node.value.value)
-        for node in ast.walk(func)
-    )
-
-
-def _torch_fallback(src: _Source) -> Iterator[Violation]:
-    for node in ast.walk(src.tree):
-        star = isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)
-        if star and node.module and root(node.module) not in KERNEL_NAMESPACES:
-            yield Violation(
-                "torch_fallback", node.lineno, f"star import from {node.module} hides which operations are called"
-            )
-    if not src.forbidden:
-        return
-    names = src.names
-    called = {id(n.func) for n in ast.walk(src.tree) if isinstance(n, ast.Call)}
-    # `torch.backends.cuda.matmul.allow_tf32` reads a flag: `matmul` there is a namespace, not the operation.
-    namespaces = {
-        id(n.value) for n in ast.walk(src.tree) if isinstance(n, ast.Attribute) and not n.attr.startswith("__")
-    }
-    for node in ast.walk(src.tree):
-        if isinstance(node, ast.ImportFrom) and node.module:
-            for a in node.names:
-                if _is_fallback(f"{node.module}.{a.name}", src.forbidden):
-                    yield Violation("torch_fallback", node.lineno, f"imports {node.module}.{a.name}: {CORE_WORK}")
-    for node, dotted in names.references():
-        if id(node) not in namespaces and _is_fallback(dotted, src.forbidden):
-            verb = "calls" if id(node) in called else "uses"
-            yield Violation("torch_fallback", node.lineno, f"{verb} {dotted}: {CORE_WORK}")
-    for node in ast.walk(src.tree):
-        if names.in_kernel(node):
-            continue  # Triton values: `acc.sum(0)`, `x.to(...)` are kernel code
-        method = _method_name(node, names)
-        if method is not None and normalise_op(method) in src.forbidden:
-            yield Violation("torch_fallback", node.lineno, f"calls the method .{method}(): {CORE_WORK}")
-        if MATMUL_OPERATOR in src.forbidden and _is_matmul_operator(node):
-            yield Violation("torch_fallback", node.lineno, f"uses the @ operator (a torch matmul): {CORE_WORK}")
-
-
-def _is_fallback(dotted: str, forbidden: frozenset[str]) -> bool:
-    return root(dotted) not in KERNEL_NAMESPACES and normalise_op(dotted.rsplit(".", 1)[-1]) in forbidden
-
-
-def _method_name(node: ast.AST, names: Names) -> str | None:
-    """The method called by `value.method(...)` or `getattr(value, "method")(...)` where `value` is not an
-    imported name (a tensor, a module reached some other way); None for anything else."""
-    if not isinstance(node, ast.Call):
-        return None
-    func = node.func
-    if isinstance(func, ast.Attribute) and names.resolve(func.value) is None:
-        return func.attr
-    literal = names.literal_getattr(func)
-    if literal is not None and names.resolve(literal[0]) is None:
-        return literal[1]
-    return None
-
-
-def _is_matmul_operator(node: ast.AST) -> bool:
-    return isinstance(node, (ast.BinOp, ast.AugAssign)) and isinstance(node.op, ast.MatMult)
-
-
-_RULES: tuple[Callable[[_Source], Iterator[Violation]], ...] = (
+_RULES: tuple[Callable[[Source], Iterator[Violation]], ...] = (
     _forbidden_imports,
     _forbidden_attributes,
     _dynamic_code,
@@ -489,8 +355,8 @@ _RULES: tuple[Callable[[_Source], Iterator[Violation]], ...] = (
     _introspection,
     _tensor_subclass,
     _uses_reference,
-    _try_fallback,
-    _torch_fallback,
+    try_fallback,
+    torch_fallback,
     _imports_not_allowed,
 )
 """The rules in the order `find_violation` applies them. The allow-list comes last, so that a rule naming a known

@@ -25,12 +25,13 @@ import sys
 import threading
 import time
 import weakref
-from collections.abc import Iterator
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
 import torch
+
+from kbx.evaluation.outputs import output_items
 
 CANDIDATE_MODULE = "candidate"
 """The module name the candidate is imported under; its kernels carry it as `__module__`."""
@@ -114,7 +115,8 @@ class Guards:
             or self._output_violation(result, inputs)
         )
         alive = [ref for ref in self._earlier_outputs if ref() is not None]
-        self._earlier_outputs = alive + [weakref.ref(t) for t in _tensors(result) if isinstance(t, torch.Tensor)]
+        fresh = [weakref.ref(t) for t in output_items(result) if isinstance(t, torch.Tensor)]
+        self._earlier_outputs = alive + fresh
         return violation
 
     def after_timing(
@@ -163,7 +165,7 @@ class Guards:
         return None
 
     def _output_violation(self, result: Any, inputs: dict[str, Any]) -> RuntimeViolation | None:
-        items = list(result) if isinstance(result, (tuple, list)) else [result]
+        items = output_items(result)
         input_memory = {_storage(t) for t in inputs.values() if isinstance(t, torch.Tensor) and t.numel() > 0}
         earlier = {_storage(t) for ref in self._earlier_outputs if (t := ref()) is not None and t.numel() > 0}
         seen: set[int] = set()
@@ -211,10 +213,6 @@ def _reducers_changed(before: dict[Any, Any]) -> bool:
 
 def _storage(t: torch.Tensor) -> int:
     return t.untyped_storage().data_ptr()
-
-
-def _tensors(result: Any) -> Iterator[Any]:
-    yield from result if isinstance(result, (tuple, list)) else [result]
 
 
 def _harness_namespaces() -> list[ModuleType | type]:

@@ -11,10 +11,14 @@ from typing import Any
 import torch
 
 
+def output_items(result: Any) -> list[Any]:
+    """The outputs of a call: the items of a returned tuple or list, else the one value returned."""
+    return list(result) if isinstance(result, (tuple, list)) else [result]
+
+
 def pack_outputs(result: Any) -> list[Any]:
     """Flatten a return value into plain tensors or `{"type": ...}` markers for non-tensors."""
-    items = list(result) if isinstance(result, (tuple, list)) else [result]
-    return [_plain(item) for item in items]
+    return [_plain(item) for item in output_items(result)]
 
 
 def snapshot_inputs(inputs: dict[str, Any]) -> dict[str, torch.Tensor]:

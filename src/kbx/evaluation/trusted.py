@@ -198,7 +198,6 @@ class _State:
 
     def _timing_sets(self, code: Any, case: dict[str, Any], seeds: list[int]) -> list[dict[str, Any]]:
         from kbx.evaluation.bench_inputs import InputSets
-        from kbx.evaluation.cases import workload_of
         from kbx.timing.measure import CudaClock, L2Flusher
 
         if self._sets is None or self._sets_task != code.task.version:
@@ -221,6 +220,8 @@ class _State:
     def _reference(self, code: Any, case: dict[str, Any], workload: Workload) -> list[Any]:
         import torch
 
+        from kbx.evaluation.outputs import output_items
+
         key = (code.task.version, case["seed"], json.dumps(dict(workload.params), sort_keys=True))
         if key in self._references:
             self._references.move_to_end(key)
@@ -228,7 +229,7 @@ class _State:
         with torch.no_grad():
             generator = torch.Generator(device=self.device).manual_seed(case["seed"])
             result = code.reference(**code.make_inputs(workload, case["dtype"], generator))
-        outputs = list(result) if isinstance(result, (tuple, list)) else [result]
+        outputs = output_items(result)
         size = sum(t.numel() * t.element_size() for t in outputs if isinstance(t, torch.Tensor))
         self._references[key] = outputs
         self._cached_bytes += size

@@ -1,0 +1,33 @@
+"""What a static rule reports, and what every rule reads: shared by `anticheat` and `fallbacks`."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from kbx.candidates.names import Names
+
+FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef)
+"""The AST nodes of a function definition."""
+
+
+@dataclass(frozen=True)
+class Violation:
+    """A broken rule, with where and why."""
+
+    rule: str
+    line: int
+    reason: str
+
+    def message(self) -> str:
+        return f"{self.rule} (line {self.line}): {self.reason}"
+
+
+@dataclass(frozen=True)
+class Source:
+    """A parsed candidate as the rules see it."""
+
+    tree: ast.Module
+    names: Names
+    forbidden: frozenset[str]
+    """Normalised forbidden operation names of the task."""
