@@ -1,0 +1,62 @@
+"""Run named tasks' solution.py and wrong/*.py through the isolated pipeline (the verdict that counts) and print
+one line per candidate, marked BAD unless it got the status the suite expects of it.
+
+    python scripts/verify_tasks.py gelu softmax            # CPU interpreter: smoke + check (+ perturbed) cases
+    python scripts/verify_tasks.py --device cuda matmul    # on a GPU: every workload, timing off
+
+Also runs `kbx tasks validate` on the same tasks first. Exit status 1 when anything is BAD.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from kbx.candidates.source import Candidate
+from kbx.errors import TaskError
+from kbx.evaluation.pipeline import Evaluator
+from kbx.evaluation.sandbox import Limits
+from kbx.tasks.registry import load_suite, select
+from kbx.tasks.suite_check import expected_status
+from kbx.tasks.validate import check_code
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("tasks", nargs="+")
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args(argv)
+    tasks = select(load_suite(), args.tasks)
+    bad = False
+    for task in tasks:
+        try:
+            check_code(task)
+        except TaskError as exc:
+            bad = True
+            print(f"BAD {task.name}: {exc}")
+    pairs = [(t, p) for t in tasks for p in [t.solution_file, *t.wrong_files()]]
+    with Evaluator(args.device, Limits(timeout_s=300), timing=None) as evaluator:
+
+        def run(pair):
+            task, path = pair
+            start = time.monotonic()
+            evaluation = evaluator.evaluate(task, Candidate(str(path), task.name, path.read_text()))
+            return task, path, evaluation, time.monotonic() - start
+
+        with ThreadPoolExecutor(max_workers=args.workers) as pool:
+            for task, path, evaluation, took in pool.map(run, pairs):
+                expected = expected_status(path)
+                ok = evaluation.status.value == expected
+                bad |= not ok
+                label = f"{task.name}/{path.relative_to(task.path).with_suffix('')}"
+                message = "" if ok and expected == "PASSED" else (evaluation.message or "")[:160]
+                print(f"{'ok ' if ok else 'BAD'} {label:48s} {evaluation.status.value:16s} "
+                      f"(expected {expected}; {took:5.1f}s) {message}", flush=True)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
