@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 from kbx.candidates.source import Candidate
+from kbx.evaluation.bench_inputs import TimingSettings
 from kbx.evaluation.pipeline import Evaluator
 from kbx.evaluation.result import Evaluation
 from kbx.evaluation.sandbox import Limits
@@ -49,19 +50,23 @@ def main() -> int:
     parser.add_argument("--tasks", nargs="*", default=["relu", "softmax", "matmul"])
     parser.add_argument("--exploits", nargs="*", default=[])
     parser.add_argument("--out", type=Path, default=Path("gpu-performance"))
+    parser.add_argument("--rounds", type=int, default=TimingSettings.rounds)
+    parser.add_argument("--budget", type=float, default=TimingSettings.budget_s, help="seconds per measurement")
     args = parser.parse_args()
+    settings = TimingSettings(rounds=args.rounds, budget_s=args.budget)
     args.out.mkdir(parents=True, exist_ok=True)
     suite = load_suite()
     by_name = {task.name: task for task in suite}
     sink = (args.out / "results.jsonl").open("w")
     deviations: list[float] = []
-    summary: dict = {"tasks": {}, "exploits": {}}
+    drifts: list[float] = []
+    summary: dict = {"tasks": {}, "exploits": {}, "settings": settings.to_json()}
     start = time.monotonic()
-    with Evaluator("cuda", Limits(timeout_s=400)) as evaluator:
+    with Evaluator("cuda", Limits(timeout_s=400), timing=settings) as evaluator:
         env = evaluator.environment
         print(f"# {env.get('gpu')} | torch {env['torch']} | triton {env['triton']} | cuda {env.get('cuda')}")
         print(f"{'task/workload':40s} {'cand ms':>9s} {'eager ms':>9s} {'comp ms':>9s} {'x eager':>8s} "
-              f"{'x comp':>8s} {'sol':>6s} {'A/A':>7s}", flush=True)
+              f"{'x comp':>8s} {'sol':>6s} {'A/A':>7s} {'drift':>7s}", flush=True)
         for task in select(suite, args.tasks, None):
             path = task.path / "solution.py"
             runs = []
@@ -77,17 +82,23 @@ def main() -> int:
                 ratio = b / a if a and b else None
                 if ratio is not None:
                     deviations.append(abs(ratio - 1))
+                # Drift: the second evaluation's speedup over the first's (baselines re-timed alongside each).
+                s1, s2 = row["speedup_eager"], other.get("speedup_eager")
+                drift = s2 / s1 if s1 and s2 else None
+                if drift is not None:
+                    drifts.append(abs(drift - 1))
                 m = row["median_ms"]
                 print(f"{task.name + '/' + key:40s} {fmt(m.get('candidate'), '9.4f')} {fmt(m.get('eager'), '9.4f')} "
                       f"{fmt(m.get('compile'), '9.4f')} {fmt(row['speedup_eager'], '8.3f')} "
                       f"{fmt(row['speedup_compile'], '8.3f')} {fmt(row['sol_fraction'], '6.3f')} "
-                      f"{fmt(ratio, '7.4f')}", flush=True)
+                      f"{fmt(ratio, '7.4f')} {fmt(drift, '7.4f')}", flush=True)
             for e in runs:
                 perf = e.performance or {}
                 print(f"  {task.name}: {e.status.value} {e.message[:200]} | wall {e.elapsed_s:.1f}s, performance stage "
                       f"{perf.get('wall_s', 0):.1f}s, lock wait {perf.get('lock_wait_s', 0):.2f}s; "
                       f"x eager {fmt(perf.get('speedup_eager'))}, x compile {fmt(perf.get('speedup_compile'))}, "
-                      f"sol {fmt(perf.get('sol_fraction'))}", flush=True)
+                      f"sol {fmt(perf.get('sol_fraction'))}; phases "
+                      + " ".join(f"{k} {v:.1f}" for k, v in e.phases.items()), flush=True)
             summary["tasks"][task.name] = [
                 {"status": e.status.value, "message": e.message, "elapsed_s": e.elapsed_s,
                  "performance_wall_s": (e.performance or {}).get("wall_s")} for e in runs
@@ -97,6 +108,11 @@ def main() -> int:
                              "p95": quantile(deviations, 0.95), "max": max(deviations)}
             print(f"A/A |ratio-1| over {len(deviations)} workloads: p50 {summary['aa']['p50']:.4f} "
                   f"p95 {summary['aa']['p95']:.4f} max {summary['aa']['max']:.4f}", flush=True)
+        if drifts:
+            summary["speedup_drift"] = {"n": len(drifts), "p50": statistics.median(drifts),
+                                        "p95": quantile(drifts, 0.95), "max": max(drifts)}
+            print(f"speedup drift |s2/s1-1| over {len(drifts)} workloads: p50 {statistics.median(drifts):.4f} "
+                  f"p95 {quantile(drifts, 0.95):.4f} max {max(drifts):.4f}", flush=True)
         for name in args.exploits:
             path = EXPLOITS / f"{name}.py"
             target = next(line.split('"')[1] for line in path.read_text().splitlines() if line.startswith("TARGET"))

@@ -107,6 +107,7 @@ def _run(
     start = time.monotonic()
     limits = Limits(timeout_s=options.timeout_s) if options.timeout_s else None
     with Evaluator(options.device, limits, options.secret_seed) as evaluator:
+        setup_s = time.monotonic() - start
         result.device = evaluator.device
         jobs = options.jobs or (os.cpu_count() or 1 if evaluator.device == "cpu" else 1)
         _say(progress, f"kbx: {len(pairs)} evaluation(s) on {evaluator.device}, {jobs} at a time -> {options.out_dir}")
@@ -124,12 +125,23 @@ def _run(
             "evaluations": len(result.evaluations),
             "skipped": skipped,
             "elapsed_s": round(result.elapsed_s, 2),
+            "setup_s": round(setup_s, 2),
+            "phases_s": _phase_totals(result.evaluations),
             "git_sha": _git_sha(),
             "environment": evaluator.environment,
             "secret_seed": evaluator.secret_seed,
         }
     (options.out_dir / "run.json").write_text(json.dumps(run_info, indent=2) + "\n")
     return result
+
+
+def _phase_totals(evaluations: list[Evaluation]) -> dict[str, float]:
+    """Seconds by phase summed over the evaluations (more than the wall time when they ran in parallel)."""
+    totals: dict[str, float] = {}
+    for evaluation in evaluations:
+        for phase, seconds in evaluation.phases.items():
+            totals[phase] = totals.get(phase, 0.0) + seconds
+    return {phase: round(seconds, 2) for phase, seconds in sorted(totals.items())}
 
 
 class _Writer:

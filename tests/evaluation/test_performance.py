@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from kbx.evaluation.bench_inputs import TimingSettings
-from kbx.evaluation.performance import PerformanceStage, plan_slots
+from kbx.evaluation.performance import HIDDEN_WORK_MS, PerformanceStage, plan_slots
 
 PEAKS = {"bandwidth": 3e12, "flops": {"float16": 7e14, "float32": 5e13}}
 
@@ -33,8 +33,9 @@ class FakeTrusted:
         return _measurement([self.baseline_ms] * 25)
 
 
-def _measurement(samples: list[float]) -> dict:
-    return {"samples_ms": samples, "summary": {"median": samples[0]}, "converged": True}
+def _measurement(samples: list[float], host: list[float] | None = None) -> dict:
+    host = [s + 0.015 for s in samples] if host is None else host
+    return {"samples_ms": samples, "host_ms": host, "summary": {"median": samples[0]}, "converged": True}
 
 
 @pytest.fixture
@@ -50,20 +51,21 @@ def stage_for(suite, tmp_path):
     return make
 
 
-def timed(tmp_path: Path, command: dict, samples: list[float]) -> dict:
-    (tmp_path / f"m{command['slot']}.json").write_text(json.dumps(_measurement(samples)))
+def timed(tmp_path: Path, command: dict, samples: list[float], host: list[float] | None = None) -> dict:
+    (tmp_path / f"m{command['slot']}.json").write_text(json.dumps(_measurement(samples, host)))
     (tmp_path / f"o{command['slot']}.pt").write_bytes(b"")
     return {"event": "timed", "slot": command["slot"], "measurement": f"m{command['slot']}.json",
             "file": f"o{command['slot']}.pt"}
 
 
-def drive(stage: PerformanceStage, tmp_path: Path, candidate_ms: float) -> list[dict]:
+def drive(stage: PerformanceStage, tmp_path: Path, candidate_ms: float, host_ms: float | None = None) -> list[dict]:
     commands = []
     reply = stage.on_ready({"event": "cases_done"})
     while reply != "stop":
         command = json.loads(reply)
         commands.append(command)
-        reply = stage.on_ready(timed(tmp_path, command, [candidate_ms] * 25))
+        host = None if host_ms is None else [host_ms] * 25
+        reply = stage.on_ready(timed(tmp_path, command, [candidate_ms] * 25, host))
     return commands
 
 
@@ -108,6 +110,22 @@ def test_faster_than_light_is_rejected(stage_for, tmp_path):
 def test_just_under_the_speed_of_light_is_not_rejected(stage_for, tmp_path):
     stage, _ = stage_for(FakeTrusted())
     drive(stage, tmp_path, candidate_ms=0.95e-3)
+    assert stage.result.violation == ""
+
+
+def test_work_hidden_from_the_timing_events_is_rejected(stage_for, tmp_path):
+    # Side-stream work: 0.02 ms between the events, 1.5 ms until the device-wide synchronize returned.
+    stage, gpu_lock = stage_for(FakeTrusted())
+    commands = drive(stage, tmp_path, candidate_ms=0.02, host_ms=1.5)
+    assert len(commands) == 1
+    assert stage.result.violation.startswith("runtime.hidden_work")
+    assert "1.500 ms on the host" in stage.result.violation
+    assert not gpu_lock.locked()
+
+
+def test_launch_overhead_on_the_host_is_not_hidden_work(stage_for, tmp_path):
+    stage, _ = stage_for(FakeTrusted())
+    drive(stage, tmp_path, candidate_ms=0.004, host_ms=0.004 + HIDDEN_WORK_MS * 0.9)
     assert stage.result.violation == ""
 
 

@@ -40,3 +40,26 @@ def test_a_candidate_honest_only_while_checked_is_rejected_when_timed(timed_eval
     path = FIXTURES.parent / "exploits" / "honest_until_timing.py"
     evaluation = timed_evaluator.evaluate(suite["relu"], Candidate(str(path), "relu", path.read_text()))
     assert evaluation.status.value in {"REJECTED_RUNTIME", "MISMATCH"}, evaluation.message
+
+
+def _candidate_ms(evaluation) -> list[float]:
+    assert evaluation.status.value == "PASSED", evaluation.message
+    return [w["median_ms"]["candidate"] for w in evaluation.performance["workloads"]]
+
+
+def _evaluate_file(evaluator, task, path):
+    return evaluator.evaluate(task, Candidate(str(path), task.name, path.read_text()))
+
+
+def test_a_candidate_sleeping_on_the_host_is_timed_slower(timed_evaluator, suite):
+    task = suite["relu"]
+    honest = _candidate_ms(_evaluate_file(timed_evaluator, task, task.path / "solution.py"))
+    sleepy = _candidate_ms(_evaluate_file(timed_evaluator, task, FIXTURES / "sleeps_in_python.py"))
+    assert all(s > h + 1.5 for s, h in zip(sleepy, honest)), (sleepy, honest)
+
+
+def test_a_content_keyed_cache_never_hits_while_timed(timed_evaluator, suite):
+    task = suite["softmax"]
+    honest = _candidate_ms(_evaluate_file(timed_evaluator, task, task.path / "solution.py"))
+    cached = _candidate_ms(_evaluate_file(timed_evaluator, task, FIXTURES / "cache_by_content.py"))
+    assert all(c > 0.9 * h for c, h in zip(cached, honest)), (cached, honest)

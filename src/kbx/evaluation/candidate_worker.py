@@ -66,6 +66,7 @@ def main(argv: list[str]) -> int:
     from kbx.evaluation.guards import CANDIDATE_MODULE, Guards
     from kbx.tasks.meta import read_task
     from kbx.tasks.module import import_task
+    from kbx.timing import refresh
 
     device = spec["device"]
     if device == "cpu":
@@ -76,7 +77,8 @@ def main(argv: list[str]) -> int:
     task = read_task(Path(spec["task_dir"]))
     make_inputs = import_task(task).make_inputs
     timer = _Timer(device)  # binds the timing functions before any candidate code runs
-    guards = Guards(device, watched=[outputs, _Channel, _Timer, _Session, sys.modules[__name__]], denied=_DENIED)
+    watched = [outputs, _Channel, _Timer, _Session, sys.modules[__name__], refresh.ValueRefresher]
+    guards = Guards(device, watched=watched, denied=_DENIED)
     channel.send("started", pid=os.getpid())
 
     try:
@@ -187,9 +189,11 @@ class _Timer:
         self.ready = device == "cuda"
         if self.ready:
             from kbx.timing.measure import CudaClock, L2Flusher
+            from kbx.timing.refresh import ValueRefresher
 
             self._clock = CudaClock()
             self._flusher = L2Flusher()
+            self._refresh = ValueRefresher("cuda")
 
     def time_slot(
         self, entry: Any, guards: Any, sets: Any, workload: Any, command: dict[str, Any], job_dir: Path
@@ -212,7 +216,9 @@ class _Timer:
             recent.append(weakref.ref(output) if isinstance(output, torch.Tensor) else None)
 
         guards.before_call()
-        measurement = time_call(call, inputs, clock=self._clock, flusher=self._flusher, **command["settings"])
+        measurement = time_call(
+            call, inputs, clock=self._clock, flusher=self._flusher, refresh=self._refresh, **command["settings"]
+        )
         torch.cuda.synchronize()
         calls = measurement.warmup_calls + len(measurement.samples_ms)
         used = next(s for s in inputs if all(last["inputs"][k] is v for k, v in s.items()))

@@ -15,6 +15,7 @@ JSON — is taken as forged: the worker is stopped and the candidate is REJECTED
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -48,6 +49,10 @@ def refill_case(task: Task, cases: list[Case], secret_seed: int) -> Case | None:
     return replace(last, index=len(cases), workload=name, seed=seed, secret=True, params=dict(params))
 
 
+_PHASE_OF = {"started": "start", "imported": "import"}
+"""The phase the time up to an event belongs to, where it is not the case or timing work in progress."""
+
+
 class Conversation:
     """Answers the worker's events: hands out cases, judges them, then hands over to the performance stage."""
 
@@ -73,9 +78,26 @@ class Conversation:
         self._case_started = False
         self._timing = False
         self._stopped = False
+        self.phases: dict[str, float] = {}
+        """Wall seconds by phase, as the orchestrator saw them: `start` (process and torch start), `import` (the
+        candidate module), `cases` (the worker making inputs, calling and saving), `judge` (the trusted worker
+        reading and comparing), `performance` (the timing stage, both sides)."""
+        self._since = time.monotonic()
 
     def on_event(self, event: dict[str, Any]) -> str | None:
         kind = event.get("event")
+        self._spent(_PHASE_OF.get(str(kind), "performance" if self._timing else "cases"))
+        try:
+            return self._answer(event, kind)
+        finally:
+            self._spent("performance" if self._timing else "judge")
+
+    def _spent(self, phase: str) -> None:
+        now = time.monotonic()
+        self.phases[phase] = self.phases.get(phase, 0.0) + now - self._since
+        self._since = now
+
+    def _answer(self, event: dict[str, Any], kind: Any) -> str | None:
         if kind in ("import_error", "case_error"):
             self._stopped = True  # the worker reports its failure and exits; the pipeline reads it from the events
             return None
@@ -109,6 +131,7 @@ class Conversation:
             passed = self._judge(case, path, [str(name) for name in mutated])
         finally:
             path.unlink(missing_ok=True)
+            self._spent("judge")
         if not passed:
             return self._reply("stop")
         if case.index + 1 < len(self.cases):

@@ -7,7 +7,10 @@ clock drift hits every side alike. After each candidate measurement:
 - the output of its last timed call is judged again by the trusted worker (a candidate right when checked and
   wrong while timed is REJECTED_RUNTIME, `runtime.timing_recheck`);
 - its median is compared with the speed of light; one faster than the loosest speed of light by more than the
-  measurement margin is REJECTED_RUNTIME (`runtime.faster_than_light`).
+  measurement margin is REJECTED_RUNTIME (`runtime.faster_than_light`);
+- its host intervals are compared with its device intervals: a call whose work finishes long after the end event
+  on its stream (work launched on another stream, which the events do not see but the device-wide synchronize
+  waits for) is REJECTED_RUNTIME (`runtime.hidden_work`).
 
 Per slot, each side's samples from every round are pooled; speedup = baseline median / candidate median; per task,
 the geometric mean over slots. This module never imports torch: it talks to the workers.
@@ -291,6 +294,10 @@ class PerformanceStage:
                 "on this GPU: the timed call cannot have done the work"
             )
             return False
+        hidden = hidden_work(measurement)
+        if hidden:
+            self.result.violation = f"runtime.hidden_work: {slot.label}: {hidden}"
+            return False
         self._next += 1
         return True
 
@@ -323,13 +330,37 @@ def _read_measurement(path: Path) -> dict[str, Any] | None:
             return None
         data = json.loads(path.read_text())
         samples = [float(s) for s in data["samples_ms"]]
+        host = [float(s) for s in data["host_ms"]]
         summary = summarize(samples)
     except (OSError, ValueError, KeyError, TypeError):
         return None
     finally:
         path.unlink(missing_ok=True)
-    if not samples or any(not s > 0 for s in samples):
+    if not samples or any(not s > 0 for s in samples) or len(host) != len(samples):
         return None
     # The summary is recomputed here from the raw samples: the worker's own is not trusted.
     return {**{k: data[k] for k in ("converged", "stop_reason", "warmup_calls", "wall_s") if k in data},
-            "samples_ms": samples, "summary": summary.to_json()}
+            "samples_ms": samples, "host_ms": host, "summary": summary.to_json()}
+
+
+HIDDEN_WORK_MS = 0.05
+HIDDEN_WORK_FRACTION = 0.5
+"""A call's median host interval may exceed its median device interval by this much (launch and synchronize
+overhead, measured at ~10-20 us on an H100) and this fraction of the device interval before work is taken as
+hidden from the events."""
+
+
+def hidden_work(measurement: dict[str, Any]) -> str:
+    """Why the host intervals say the call did work its device interval does not show; empty when they agree.
+
+    The host interval runs from the start event (on an idle device) to the end of the device-wide synchronize, so
+    it contains the device interval plus launch and synchronisation overhead, and also any work on streams the
+    events were not recorded on."""
+    device = sorted(measurement["samples_ms"])[len(measurement["samples_ms"]) // 2]
+    host = sorted(measurement["host_ms"])[len(measurement["host_ms"]) // 2]
+    if host - device <= HIDDEN_WORK_MS + HIDDEN_WORK_FRACTION * device:
+        return ""
+    return (
+        f"the median call took {host:.3f} ms on the host (from the start event to the end of a device-wide "
+        f"synchronize) but only {device:.3f} ms between its CUDA events: its work runs outside the timed stream"
+    )

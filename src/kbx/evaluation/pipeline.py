@@ -85,8 +85,12 @@ class Evaluator:
         verdict = check_static(
             candidate.code, candidate.entry_point, task.signature, candidate.problem, task.forbidden
         )
+        static_s = time.monotonic() - start
         if verdict.status is not None:
-            return replace(base, status=verdict.status, message=f"{verdict.check}: {verdict.message}")
+            return replace(
+                base, status=verdict.status, message=f"{verdict.check}: {verdict.message}",
+                elapsed_s=static_s, phases={"static": static_s},
+            )
         assert candidate.code is not None
         cases = plan_cases(task, self.device, self.secret_seed)
         extra = refill_case(task, cases, self.secret_seed)
@@ -125,7 +129,8 @@ class Evaluator:
             evaluation = self._judge(cases, run, judged, replace(base, stage="call"))
         if stage is not None and evaluation.status is Status.PASSED:
             evaluation = _with_performance(evaluation, stage.result)
-        return replace(evaluation, elapsed_s=time.monotonic() - start)
+        phases = {"static": static_s, **conversation.phases}
+        return replace(evaluation, elapsed_s=time.monotonic() - start, phases=phases)
 
     def _performance_stage(self, task: Task, job_dir: Path, ready: Callable[[], bool]) -> PerformanceStage | None:
         """The performance stage for one candidate, on a GPU with timing on and bench workloads to time."""

@@ -62,6 +62,8 @@ class Evaluation:
     """Traceback of the candidate's exception, trimmed."""
     provenance: dict[str, Any] = field(default_factory=dict)
     environment: dict[str, Any] = field(default_factory=dict)
+    phases: dict[str, float] = field(default_factory=dict)
+    """Wall seconds by phase (`Conversation.phases`, plus `static`): where the evaluation's time went."""
     performance: dict[str, Any] | None = None
     """`Performance.to_json()` when the candidate was timed (GPU only): per-workload samples, speedups, SOL."""
 
@@ -94,6 +96,7 @@ class Evaluation:
             "sol_fraction": self._timed("sol_fraction"),
             "task_version": self.task_version,
             "elapsed_s": round(self.elapsed_s, 3),
+            "phases": {name: round(seconds, 3) for name, seconds in self.phases.items()},
             "cases": [c.to_json() for c in self.cases],
             "error": self.error,
             "worker_output": self.worker_output,

@@ -1,10 +1,12 @@
 """One timing measurement of one callable, by the per-sample protocol of DESIGN §6.
 
-Per sample: flush L2 (write a buffer twice the L2's size), record a CUDA start event, call once, record an end
-event, synchronize the whole device, read the elapsed time. Calls rotate among several pre-made input sets so
-no call sees the pointers of the call before it. A first call (compilation, autotuning) and a warm-up by time
-come first; then samples are taken until the CI of the median is within ±`target_rel_ci` of the median, or the
-budget or the sample cap runs out.
+Per sample: give the inputs new values (optional, `kbx.timing.refresh`), flush L2 (write a buffer twice the L2's
+size), wait for the device, record a CUDA start event, call once, record an end event, synchronize the whole
+device, read the elapsed time. The host time from the start event to the end of the synchronize is kept too: work
+the candidate hid from the events (a side stream) shows there and not in the device interval. Calls rotate among
+several pre-made input sets so no call sees the pointers of the call before it. A first call (compilation,
+autotuning) and a warm-up by time come first; then samples are taken until the CI of the median is within
+±`target_rel_ci` of the median, or the budget or the sample cap runs out.
 
 The clock and the flusher are injectable (`Clock`, `Flusher`), so the loop runs on the CPU under a fake timer
 in tests; the CUDA ones are `CudaClock` and `L2Flusher`. This module is usable in the trusted worker (baselines)
@@ -43,7 +45,7 @@ class Clock(Protocol):
         ...
 
     def start(self) -> None:
-        """Mark the start of a timed call on the device."""
+        """Wait until the device is idle, then mark the start of a timed call on it."""
         ...
 
     def stop(self) -> float:
@@ -80,6 +82,9 @@ class CudaClock:
         return self._perf_counter()
 
     def start(self) -> None:
+        # Wait for the flush (and any refresh) first: the host interval then starts with an idle device, so it
+        # differs from the device interval only by launch and synchronisation overhead (see `hidden_work`).
+        self._synchronize(self.device)
         self._record(self._start, self._current_stream(self.device))
 
     def stop(self) -> float:
@@ -178,6 +183,7 @@ def time_call(
     confidence: float = 0.95,
     flusher: Flusher | None = None,
     clock: Clock | None = None,
+    refresh: Callable[[Mapping[str, Any]], None] | None = None,
 ) -> Measurement:
     """Time `fn(**inputs)` by the per-sample protocol until its median is known to ±`target_rel_ci`.
 
@@ -196,6 +202,8 @@ def time_call(
         flusher: Cache flusher; by default an `L2Flusher` on the current CUDA device (pass a long-lived one to
             avoid allocating a buffer per call, or `NoFlush()` to time warm caches).
         clock: Timer; by default a `CudaClock` on the current CUDA device.
+        refresh: Called with each call's inputs before the flush, outside the timed interval, to give them new
+            values (`kbx.timing.refresh.ValueRefresher`); None keeps the sets' values.
     """
     if warmup_s < 0 or budget_s <= 0 or target_rel_ci <= 0:
         raise ValueError("warmup_s must be >= 0, budget_s and target_rel_ci > 0")
@@ -207,9 +215,11 @@ def time_call(
 
     def sample(index: int) -> tuple[float, float]:
         inputs = input_sets[index % len(input_sets)]
+        if refresh is not None:
+            refresh(inputs)
         flusher.flush()
-        t0 = clock.now()
         clock.start()
+        t0 = clock.now()
         fn(**inputs)
         device_ms = clock.stop()
         return device_ms, (clock.now() - t0) * 1e3
@@ -246,7 +256,9 @@ def time_call(
             break
     end = clock.now()
     method = {
-        "protocol": "l2-flush + cuda events around one call + device sync; rotated inputs; adaptive median CI",
+        "protocol": "l2-flush + cuda events around one call + device sync; rotated inputs"
+        + (", values refreshed per call" if refresh is not None else "")
+        + "; adaptive median CI",
         "warmup_s": warmup_s,
         "budget_s": budget_s,
         "target_rel_ci": target_rel_ci,

@@ -12,6 +12,12 @@ exactly 0), and some slices are -inf everywhere except their last element (proba
 online softmax must survive a block that is entirely -inf; no slice is -inf everywhere. Workloads reduce the
 last, first and middle dimensions (negative `dim` too), slices far longer than one block (4097, 40000 and a
 131072-long bench), many tiny slices, and transposed or strided (non-contiguous) inputs.
+
+Tolerance: float32 atol 1e-5, rtol 1e-4 (the default rtol is 1e-5). On an H100 (2026-11-22) the solution, which
+exponentiates with Triton's fast `exp`, disagreed with torch's softmax by up to 2.32e-5 relative (about 190 ulps)
+in 1 of 537M elements of `bench_middle` (4096-long slices along dim 1): more than the default allows, although
+both are faithful fp32 softmaxes. The wrong candidates miss by orders of magnitude more. bfloat16 keeps the
+default.
 """
 
 import torch
@@ -25,7 +31,7 @@ TASK = {
     "signature": "(input, dim)",
     "dtypes": ["float32", "bfloat16"],
     "forbidden": ["softmax", "log_softmax", "softmin", "exp", "exp2", "logsumexp", "sum"],
-    "contract": {"kind": "allclose"},
+    "contract": {"kind": "allclose", "tolerance": {"float32": [1e-5, 1e-4]}},
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [8, 100], "dim": -1, "offset": 1000.0}},
         {"name": "smoke_dim0", "role": "smoke", "params": {"shape": [100, 8], "dim": 0, "offset": 0.0}},
