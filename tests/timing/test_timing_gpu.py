@@ -21,9 +21,7 @@ def test_flusher_writes_twice_the_reported_l2():
 
 
 def test_time_call_converges_on_a_matmul():
-    sets = [
-        {"a": torch.randn(2048, 2048, device="cuda"), "b": torch.randn(2048, 2048, device="cuda")} for _ in range(2)
-    ]
+    sets = [{name: torch.randn(2048, 2048, device="cuda") for name in ("input", "other")} for _ in range(2)]
     m = time_call(torch.matmul, sets, warmup_s=0.05, budget_s=2.0, flusher=L2Flusher(), clock=CudaClock())
     assert m.converged, m.summary
     # The host interval starts once the start event is recorded and ends after the synchronize: it contains the
