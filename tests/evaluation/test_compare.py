@@ -64,6 +64,13 @@ def test_matching_nan_and_inf_are_accepted():
     assert one(torch.tensor([1.0, math.inf, -math.inf, 1.0]), ref).status is Status.MISMATCH
 
 
+def test_an_infinite_reference_is_matched_only_by_the_same_infinity():
+    ref = torch.tensor([math.inf, -math.inf, 2.0])
+    for wrong in ([3e38, -math.inf, 2.0], [-math.inf, -math.inf, 2.0], [math.inf, -3e38, 2.0]):
+        assert one(torch.tensor(wrong), ref).status is Status.MISMATCH, wrong
+    assert one(torch.tensor([math.inf, -math.inf, 2.0 + 1e-6]), ref).status is Status.PASSED
+
+
 def test_shape_dtype_and_type_errors():
     ref = torch.zeros(2, 3)
     assert one(torch.zeros(3, 2), ref).status is Status.WRONG_SHAPE

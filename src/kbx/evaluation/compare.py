@@ -100,7 +100,8 @@ class _Tally:
             self.sq_ref += float(r.masked_fill(~torch.isfinite(r), 0.0).square().sum())
         else:
             self.tolerance = tol
-            bad = ~(diff <= tol.atol + tol.rtol * r.abs()) & ~special & ~nonfinite
+            # An infinite reference is matched only by the same infinity: atol + rtol * inf would accept anything.
+            bad = (~(diff <= tol.atol + tol.rtol * r.abs()) | torch.isinf(r)) & ~special & ~nonfinite
             self._count(start, bad, o, r, self.first_bad, "bad")
         self.total += r.numel()
 
