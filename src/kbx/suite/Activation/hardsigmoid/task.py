@@ -1,0 +1,56 @@
+"""Hard sigmoid, the piecewise-linear sigmoid of MobileNetV3, applied elementwise.
+
+    hardsigmoid(x) = relu6(x + 3) / 6 = 0              if x <= -3
+                                      = 1              if x >= 3
+                                      = x / 6 + 1 / 2  otherwise
+
+Mirrors `torch.nn.functional.hardsigmoid(input)`. The output has the input's shape and dtype; bf16 inputs are
+computed in fp32 and rounded once. The slope is 1/6, not the 0.2 of Keras's `hard_sigmoid` (which saturates at
++-2.5). Inputs cover all three pieces and both kinks: a normal body spread over [-6, 6], exact values -3, 0 and
+3, values between 2.5 and 3 in magnitude (where the two definitions disagree most) and outliers at +-1000, in
+contiguous, transposed and strided (non-contiguous) layouts.
+"""
+
+import torch
+
+from kbx.tasks import inputs, sizes
+
+TASK = {
+    "name": "hardsigmoid",
+    "category": "Activation",
+    "level": 1,
+    "signature": "(input)",
+    "dtypes": ["float32", "bfloat16"],
+    "forbidden": ["hardsigmoid", "hardswish", "relu6", "relu", "hardtanh", "clamp", "clamp_min", "clamp_max",
+                  "clip", "threshold", "maximum", "minimum", "fmax", "fmin", "where", "masked_fill", "sigmoid"],
+    "contract": {"kind": "allclose"},
+    "workloads": [
+        {"name": "smoke", "role": "smoke", "params": {"shape": [1000]}},
+        {"name": "check_tail", "role": "check", "params": {"shape": [4097]}},
+        {"name": "check_2d_t", "role": "check", "params": {"shape": [129, 127], "layout": "transposed"}},
+        {"name": "check_3d_strided", "role": "check", "params": {"shape": [3, 33, 65], "layout": "strided"}},
+        {"name": "bench", "role": "bench", "params": {"shape": [24576, 32768]}},
+    ],
+}
+
+
+def reference(input):
+    return torch.nn.functional.hardsigmoid(input)
+
+
+def make_inputs(workload, dtype, generator):
+    p = workload.params
+    shape = p["shape"]
+    x = inputs.randn(shape, "float32", generator, scale=3.0, offset=-0.25)
+    pick = inputs.uniform(shape, 0.0, 1.0, "float32", generator)
+    for k, value in enumerate((-3.0, 0.0, 3.0)):  # the kinks and the zero, 2% each
+        x = torch.where((pick >= 0.02 * k) & (pick < 0.02 * (k + 1)), torch.full_like(x, value), x)
+    near_kink = inputs.uniform(shape, 2.5, 3.0, "float32", generator) * torch.sign(x)
+    x = torch.where((pick >= 0.06) & (pick < 0.16), near_kink, x)
+    x = inputs.with_outliers(x, generator, fraction=1e-2, magnitude=1000.0).to(inputs.torch_dtype(dtype))
+    return {"input": inputs.layout(x, p.get("layout", "contiguous"))}
+
+
+def perturb(workload, rng):
+    # Odd sizes near the published ones (never more elements); every other parameter stays.
+    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}

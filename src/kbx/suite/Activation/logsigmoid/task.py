@@ -1,0 +1,53 @@
+"""The log of the logistic sigmoid, applied elementwise.
+
+    logsigmoid(x) = log(1 / (1 + exp(-x))) = -softplus(-x) = min(x, 0) - log(1 + exp(-|x|))
+
+Mirrors `torch.nn.functional.logsigmoid(input)`. The output has the input's shape and dtype; fp16 inputs are
+computed in fp32 and rounded once, as PyTorch does. logsigmoid tends to x for x << 0 and to -exp(-x) (a tiny
+negative number) for x >> 0. Taking the log of a computed sigmoid fails in the negative tail: sigmoid(x)
+underflows to 0 below x ~ -88.7 (fp32) and log(0) = -inf where logsigmoid(x) ~ x is finite.
+
+Inputs mix a normal body, a uniform spread over [-30, 30] and outliers at +-100, in contiguous, transposed and
+strided (non-contiguous) layouts.
+"""
+
+import torch
+
+from kbx.tasks import inputs, sizes
+
+TASK = {
+    "name": "logsigmoid",
+    "category": "Activation",
+    "level": 1,
+    "signature": "(input)",
+    "dtypes": ["float32", "float16"],
+    "forbidden": ["logsigmoid", "sigmoid", "expit", "softplus", "log1p", "logaddexp", "logaddexp2", "logsumexp",
+                  "exp", "expm1", "exp2", "log_softmax", "silu", "tanh"],
+    "contract": {"kind": "allclose"},
+    "workloads": [
+        {"name": "smoke", "role": "smoke", "params": {"shape": [1000]}},
+        {"name": "check_tail", "role": "check", "params": {"shape": [4097]}},
+        {"name": "check_2d_t", "role": "check", "params": {"shape": [129, 127], "layout": "transposed"}},
+        {"name": "check_3d_strided", "role": "check", "params": {"shape": [3, 33, 65], "layout": "strided"}},
+        {"name": "bench", "role": "bench", "params": {"shape": [24576, 32768]}},
+    ],
+}
+
+
+def reference(input):
+    return torch.nn.functional.logsigmoid(input)
+
+
+def make_inputs(workload, dtype, generator):
+    p = workload.params
+    shape = p["shape"]
+    x = inputs.randn(shape, "float32", generator, scale=3.0, offset=0.5)
+    wide = inputs.uniform(shape, -30.0, 30.0, "float32", generator)
+    x = torch.where(inputs.uniform(shape, 0.0, 1.0, "float32", generator) < 0.2, wide, x)
+    x = inputs.with_outliers(x, generator, fraction=1e-2, magnitude=100.0).to(inputs.torch_dtype(dtype))
+    return {"input": inputs.layout(x, p.get("layout", "contiguous"))}
+
+
+def perturb(workload, rng):
+    # Odd sizes near the published ones (never more elements); every other parameter stays.
+    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}

@@ -1,0 +1,54 @@
+"""Mish, a self-regularized non-monotonic activation, applied elementwise.
+
+    mish(x) = x * tanh(softplus(x)) = x * tanh(log(1 + exp(x)))
+
+Mirrors `torch.nn.functional.mish(input)`. The output has the input's shape and dtype; bf16 inputs are computed
+in fp32 and rounded once, as PyTorch does. Mish dips to about -0.309 at x ~ -1.19, tends to x for large x and to
+x * exp(x) (a tiny negative number) for x << 0. Both ends are numerically delicate: exp(x) overflows fp32 above
+88.7 (and exp(2 * softplus(x)), which a tanh written from exponentials needs, above 44), and
+tanh(softplus(x)) ~ exp(x) cancels in 1 - exp(-2 softplus(x)) for x << 0.
+
+Inputs mix a normal body around the dip, a uniform spread over [-30, 30] and outliers at +-100 (past both
+overflows), in contiguous, transposed and strided (non-contiguous) layouts.
+"""
+
+import torch
+
+from kbx.tasks import inputs, sizes
+
+TASK = {
+    "name": "mish",
+    "category": "Activation",
+    "level": 1,
+    "signature": "(input)",
+    "dtypes": ["float32", "bfloat16"],
+    "forbidden": ["mish", "softplus", "tanh", "sigmoid", "expit", "silu", "logsigmoid", "log1p", "exp", "expm1",
+                  "exp2", "logaddexp"],
+    "contract": {"kind": "allclose"},
+    "workloads": [
+        {"name": "smoke", "role": "smoke", "params": {"shape": [1000]}},
+        {"name": "check_tail", "role": "check", "params": {"shape": [4097]}},
+        {"name": "check_2d_t", "role": "check", "params": {"shape": [129, 127], "layout": "transposed"}},
+        {"name": "check_3d_strided", "role": "check", "params": {"shape": [3, 33, 65], "layout": "strided"}},
+        {"name": "bench", "role": "bench", "params": {"shape": [24576, 32768]}},
+    ],
+}
+
+
+def reference(input):
+    return torch.nn.functional.mish(input)
+
+
+def make_inputs(workload, dtype, generator):
+    p = workload.params
+    shape = p["shape"]
+    x = inputs.randn(shape, "float32", generator, scale=2.5, offset=-0.5)
+    wide = inputs.uniform(shape, -30.0, 30.0, "float32", generator)
+    x = torch.where(inputs.uniform(shape, 0.0, 1.0, "float32", generator) < 0.2, wide, x)
+    x = inputs.with_outliers(x, generator, fraction=1e-2, magnitude=100.0).to(inputs.torch_dtype(dtype))
+    return {"input": inputs.layout(x, p.get("layout", "contiguous"))}
+
+
+def perturb(workload, rng):
+    # Odd sizes near the published ones (never more elements); every other parameter stays.
+    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}
