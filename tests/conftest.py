@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +15,9 @@ from kbx.tasks.registry import default_suite_root, load_suite
 from kbx.tasks.spec import Task
 
 FIXTURES = Path(__file__).parent / "fixtures"
+
+# Runs made by tests go to a store of this test session's own, never the user's (~/.local/share/kbx/kbx.db).
+os.environ["KBX_STORE"] = str(Path(tempfile.mkdtemp(prefix="kbx-test-store-")) / "kbx.db")
 
 
 def _has_cuda() -> bool:

@@ -56,9 +56,31 @@ def _parser() -> argparse.ArgumentParser:
 
     run = commands.add_parser("run", help="run a method over the suite (default: the reference solutions)")
     run.add_argument("--method", default="reference", help="candidate source (default: reference)")
+    run.add_argument("--resume", metavar="RUN", help="continue a stored run (id or unique prefix) where it stopped")
     _run_options(run)
     run.set_defaults(handler=_run)
+
+    runs = commands.add_parser("runs", help="list and show stored runs").add_subparsers(title="runs")
+    runs_list = runs.add_parser("list", help="the store's runs, oldest first")
+    runs_list.add_argument("--json", action="store_true", help="print a JSON array")
+    _store_option(runs_list)
+    runs_list.set_defaults(handler=_runs_list)
+    runs_show = runs.add_parser("show", help="one run: configuration, environment and its summary")
+    runs_show.add_argument("run")
+    _store_option(runs_show)
+    runs_show.set_defaults(handler=_runs_show)
+
+    export = commands.add_parser("export", help="write a stored run's evaluations to a file")
+    export.add_argument("run")
+    export.add_argument("--format", choices=["jsonl", "parquet"], default="jsonl")
+    export.add_argument("--out", type=Path, help="output file (default: <run>.<format>)")
+    _store_option(export)
+    export.set_defaults(handler=_export)
     return parser
+
+
+def _store_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--store", type=Path, help="SQLite store (default: $KBX_STORE or ~/.local/share/kbx/kbx.db)")
 
 
 def _suite_option(parser: argparse.ArgumentParser) -> None:
@@ -72,6 +94,8 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
     parser.add_argument("--timeout", type=float, help="wall-clock seconds per candidate")
     parser.add_argument("--jobs", type=int, help="candidate workers at once")
+    parser.add_argument("--no-cache", action="store_true", help="evaluate even work the store already has")
+    _store_option(parser)
     _suite_option(parser)
 
 
@@ -131,6 +155,8 @@ def _options(args: argparse.Namespace):  # noqa: ANN202 - RunOptions, imported l
         timeout_s=args.timeout,
         jobs=args.jobs,
         suite=args.suite,
+        store=args.store,
+        use_cache=not args.no_cache,
     )
 
 
@@ -141,17 +167,70 @@ def _eval(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from kbx.runner import run_method
+    from kbx.runner import resume_run, run_method
 
+    if args.resume:
+        return _report(resume_run(args.resume, _options(args)))
     return _report(run_method(args.method, _options(args)))
+
+
+def _runs_list(args: argparse.Namespace) -> int:
+    from kbx.store import default_store_path
+    from kbx.store.db import Store
+
+    with Store(args.store or default_store_path()) as store:
+        runs = store.runs()
+    if args.json:
+        print(json.dumps([r.to_json() for r in runs], indent=2))
+        return 0
+    for r in runs:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.created_at))
+        state = "finished" if r.ended_at is not None else "unfinished"
+        model = r.model or "-"
+        print(f"{r.run_id}  {when}  {r.method:10s} {model:20s} {r.device:5s} {r.evaluations:5d} evals  {state}")
+    print(f"{len(runs)} run(s) in {args.store or default_store_path()}")
+    return 0
+
+
+def _runs_show(args: argparse.Namespace) -> int:
+    from kbx.store import default_store_path
+    from kbx.store.db import Store
+    from kbx.summary import summary_table
+
+    with Store(args.store or default_store_path()) as store:
+        info = store.run(args.run)
+        rows = store.rows(info.run_id)
+    data = info.to_json()
+    for key in ("run_id", "method", "model", "device", "git_sha", "harness", "finished", "secret_seed", "evaluations"):
+        print(f"{key:12s} {data[key]}")
+    env = info.environment
+    print(f"{'environment':12s} {env.get('gpu') or env.get('triton_mode', '')} | torch {env.get('torch')} | "
+          f"triton {env.get('triton')}")
+    print(f"{'cached':12s} {sum(1 for r in rows if r.get('cached_from'))} served from earlier runs\n")
+    print(summary_table(rows))
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from kbx.store import default_store_path
+    from kbx.store.db import Store
+    from kbx.store.export import export_run
+
+    with Store(args.store or default_store_path()) as store:
+        info = store.run(args.run)
+        out = args.out or Path(f"{info.run_id}.{args.format}")
+        count = export_run(store, info.run_id, out, args.format)
+    print(f"{count} evaluation(s) of run {info.run_id} -> {out}")
+    return 0
 
 
 def _report(result) -> int:  # noqa: ANN001 - RunResult, imported lazily
     from kbx.summary import summary_table
 
-    print(summary_table(result.evaluations))
-    print(f"\n{len(result.evaluations)} evaluation(s) on {result.device} in {result.elapsed_s:.1f}s; "
-          f"results: {result.out_dir / 'results.jsonl'}")
+    print(summary_table(result.rows))
+    cached = f", {result.served_from_cache} served from the store's cache" if result.served_from_cache else ""
+    print(f"\nrun {result.run_id}: {len(result.rows)} evaluation(s) on {result.device} in {result.elapsed_s:.1f}s"
+          f"{cached}; results: {result.out_dir / 'results.jsonl'}")
     return 0
 
 

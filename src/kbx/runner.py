@@ -13,7 +13,7 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from threading import Lock
 from types import MappingProxyType
@@ -25,6 +25,9 @@ from kbx.errors import KbxError
 from kbx.evaluation.pipeline import Evaluator
 from kbx.evaluation.result import Evaluation
 from kbx.evaluation.sandbox import Limits
+from kbx.store import default_store_path
+from kbx.store.cache import cache_key, harness_version
+from kbx.store.db import RunInfo, Store
 from kbx.tasks.registry import load_suite, select
 from kbx.tasks.spec import Task
 
@@ -42,6 +45,21 @@ class RunOptions:
     """Concurrent candidate workers; default: CPU cores on the CPU, 1 on a GPU."""
     suite: Path | None = None
     secret_seed: int | None = None
+    store: Path | None = None
+    """The SQLite store (default `kbx.store.default_store_path()`)."""
+    resume: str | None = None
+    """A run id (or unique prefix) to continue: its finished pairs are skipped, its secret seed reused."""
+    use_cache: bool = True
+    """Serve work identical to a stored evaluation (`kbx.store.cache`) from the store."""
+    model: str | None = None
+
+    def to_config(self) -> dict[str, Any]:
+        """What a resumed run needs to redo the same selection."""
+        return {
+            "selection": {"tasks": list(self.tasks), "category": self.category,
+                          "suite": None if self.suite is None else str(self.suite)},
+            "timeout_s": self.timeout_s,
+        }
 
 
 @dataclass
@@ -51,9 +69,13 @@ class RunResult:
     run_id: str
     out_dir: Path
     evaluations: list[Evaluation] = field(default_factory=list)
+    """The evaluations this invocation carried out (not those served from cache or done before a resume)."""
     skipped: list[str] = field(default_factory=list)
     device: str = ""
     elapsed_s: float = 0.0
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    """Every evaluation of the run as stored (its results.jsonl rows), served from cache or not."""
+    served_from_cache: int = 0
 
 
 def reference_candidates(tasks: Sequence[Task]) -> list[tuple[Task, Candidate]]:
@@ -82,6 +104,21 @@ def run_method(method: str, options: RunOptions, progress: TextIO | None = sys.s
     return _run(METHODS[method](tasks), [], {"method": method}, options, progress)
 
 
+def resume_run(run_id: str, options: RunOptions, progress: TextIO | None = sys.stderr) -> RunResult:
+    """Continue a stored run with the selection, method and sources it was started with."""
+    with Store(options.store or default_store_path()) as store:
+        info = store.run(run_id)
+    selection = info.config.get("selection", {})
+    options = replace(
+        options, resume=info.run_id, device=info.device, tasks=tuple(selection.get("tasks") or ()),
+        category=selection.get("category"), suite=Path(selection["suite"]) if selection.get("suite") else None,
+        timeout_s=info.config.get("timeout_s"), model=info.model,
+    )
+    if info.method == "eval":
+        return evaluate_sources(info.config.get("sources", []), options, progress)
+    return run_method(info.method, options, progress)
+
+
 def evaluate_sources(sources: Sequence[str], options: RunOptions, progress: TextIO | None = sys.stderr) -> RunResult:
     """Evaluate candidates read from files, directories or JSONL."""
     suite = load_suite(options.suite)
@@ -103,36 +140,69 @@ def _run(
     for line in skipped:
         _say(progress, f"skipped: {line}")
     options.out_dir.mkdir(parents=True, exist_ok=True)
-    result = RunResult(run_id=uuid.uuid4().hex[:12], out_dir=options.out_dir, skipped=list(skipped))
     start = time.monotonic()
     limits = Limits(timeout_s=options.timeout_s) if options.timeout_s else None
-    with Evaluator(options.device, limits, options.secret_seed) as evaluator:
-        setup_s = time.monotonic() - start
-        result.device = evaluator.device
-        jobs = options.jobs or (os.cpu_count() or 1 if evaluator.device == "cpu" else 1)
-        _say(progress, f"kbx: {len(pairs)} evaluation(s) on {evaluator.device}, {jobs} at a time -> {options.out_dir}")
-        with open(options.out_dir / "results.jsonl", "w") as sink:
-            writer = _Writer(sink, len(pairs), progress)
+    with Store(options.store or default_store_path()) as store:
+        resumed = store.run(options.resume) if options.resume else None
+        secret_seed = store.secret_seed(resumed.run_id) if resumed else options.secret_seed
+        with Evaluator(options.device, limits, secret_seed) as evaluator:
+            setup_s = time.monotonic() - start
+            run_id = _open_run(store, resumed, evaluator, config, options)
+            result = RunResult(run_id=run_id, out_dir=options.out_dir, skipped=list(skipped), device=evaluator.device)
+            done = store.done(run_id)
+            todo = [(t, c) for t, c in pairs if (t.name, c.name) not in done]
+            jobs = options.jobs or (os.cpu_count() or 1 if evaluator.device == "cpu" else 1)
+            already = f", {len(pairs) - len(todo)} already done" if resumed else ""
+            _say(progress, f"kbx: run {run_id}: {len(todo)} evaluation(s) on {evaluator.device}, {jobs} at a time"
+                           f"{already} -> {options.out_dir} (store {store.path})")
+            timing = evaluator.timing.to_json() if evaluator.device == "cuda" and evaluator.timing else None
+            writer = _Writer(store, run_id, evaluator.environment, timing, len(todo), progress, options.use_cache)
             with ThreadPoolExecutor(max_workers=jobs) as pool:
-                for evaluation in pool.map(lambda pair: writer.add(evaluator.evaluate(*pair)), pairs):
-                    result.evaluations.append(evaluation)
-        result.elapsed_s = time.monotonic() - start
-        run_info = {
-            "run_id": result.run_id,
-            **config,
-            "device": evaluator.device,
-            "tasks": sorted({t.name for t, _ in pairs}),
-            "evaluations": len(result.evaluations),
-            "skipped": skipped,
-            "elapsed_s": round(result.elapsed_s, 2),
-            "setup_s": round(setup_s, 2),
-            "phases_s": _phase_totals(result.evaluations),
-            "git_sha": _git_sha(),
-            "environment": evaluator.environment,
-            "secret_seed": evaluator.secret_seed,
-        }
+                for evaluation in pool.map(lambda pair: writer.evaluate(evaluator, *pair), todo):
+                    if evaluation is not None:
+                        result.evaluations.append(evaluation)
+            result.served_from_cache = writer.served
+            result.elapsed_s = time.monotonic() - start
+            store.end_run(run_id, result.elapsed_s)
+            run_info = {
+                "run_id": run_id,
+                **config,
+                "device": evaluator.device,
+                "tasks": sorted({t.name for t, _ in pairs}),
+                "evaluations": len(pairs),
+                "served_from_cache": writer.served,
+                "skipped": skipped,
+                "elapsed_s": round(result.elapsed_s, 2),
+                "setup_s": round(setup_s, 2),
+                "phases_s": _phase_totals(result.evaluations),
+                "git_sha": _git_sha(),
+                "harness": harness_version(),
+                "store": str(store.path),
+                "environment": evaluator.environment,
+                "secret_seed": evaluator.secret_seed,
+            }
+        result.rows = store.rows(run_id)
+    with open(options.out_dir / "results.jsonl", "w") as sink:
+        for row in result.rows:
+            sink.write(json.dumps(row) + "\n")
     (options.out_dir / "run.json").write_text(json.dumps(run_info, indent=2) + "\n")
     return result
+
+
+def _open_run(store: Store, resumed: RunInfo | None, evaluator: Evaluator, config: dict[str, Any],
+              options: RunOptions) -> str:
+    """The id of the run to write into: the resumed one (checked to be the same work), or a new one."""
+    if resumed is not None:
+        if resumed.device != evaluator.device:
+            raise KbxError(f"run {resumed.run_id} ran on {resumed.device}, not {evaluator.device}: resume it there")
+        return resumed.run_id
+    run_id = uuid.uuid4().hex[:12]
+    store.begin_run(
+        run_id, method=str(config.get("method")), model=options.model, device=evaluator.device,
+        git_sha=_git_sha(), harness=harness_version(), config={**config, **options.to_config()},
+        environment=evaluator.environment, secret_seed=evaluator.secret_seed,
+    )
+    return run_id
 
 
 def _phase_totals(evaluations: list[Evaluation]) -> dict[str, float]:
@@ -145,27 +215,45 @@ def _phase_totals(evaluations: list[Evaluation]) -> dict[str, float]:
 
 
 class _Writer:
-    """Appends each evaluation to results.jsonl as soon as it is known, and reports progress."""
+    """Evaluates one pair (or serves it from the store's cache), stores it at once, and reports progress."""
 
-    def __init__(self, sink: TextIO, total: int, progress: TextIO | None) -> None:
-        self._sink = sink
+    def __init__(
+        self, store: Store, run_id: str, environment: dict[str, Any], timing: Any, total: int,
+        progress: TextIO | None, use_cache: bool,
+    ) -> None:
+        self._store, self._run_id, self._environment, self._timing = store, run_id, environment, timing
         self._total = total
         self._done = 0
+        self.served = 0
         self._progress = progress
+        self._use_cache = use_cache
         self._lock = Lock()
 
-    def add(self, evaluation: Evaluation) -> Evaluation:
+    def evaluate(self, evaluator: Evaluator, task: Task, candidate: Candidate) -> Evaluation | None:
+        """The fresh Evaluation, or None when the store already had the same work."""
+        key = cache_key(candidate.hash, task.version, self._environment, self._timing)
+        hit = self._store.cached(key) if self._use_cache and candidate.code is not None else None
+        if hit is not None:
+            source_run, row = hit
+            row = {**row, "candidate": candidate.name, "provenance": dict(candidate.provenance)}
+            self._store.add_evaluation(self._run_id, row, candidate.code, key, cached_from=source_run)
+            self._report(row, f" (cached from run {source_run})")
+            return None
+        evaluation = evaluator.evaluate(task, candidate)
+        self._store.add_evaluation(self._run_id, evaluation.to_json(), candidate.code, key)
+        self._report(evaluation.to_json(), "")
+        return evaluation
+
+    def _report(self, row: dict[str, Any], note: str) -> None:
         with self._lock:
-            self._sink.write(json.dumps(evaluation.to_json()) + "\n")
-            self._sink.flush()
             self._done += 1
-            note = f" - {evaluation.message[:120]}" if evaluation.message else ""
+            self.served += bool(note)
+            message = f" - {row['message'][:120]}" if row["message"] else ""
             _say(
                 self._progress,
-                f"[{self._done}/{self._total}] {evaluation.task:28s} {evaluation.status.value:16s} "
-                f"{evaluation.elapsed_s:6.1f}s  {evaluation.candidate}{note}",
+                f"[{self._done}/{self._total}] {row['task']:28s} {row['status']:16s} "
+                f"{row['elapsed_s']:6.1f}s  {row['candidate']}{note}{message}",
             )
-        return evaluation
 
 
 def _say(stream: TextIO | None, line: str) -> None:

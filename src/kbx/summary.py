@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-from kbx.evaluation.result import Evaluation
+Row = Mapping[str, Any]
+"""A results.jsonl row (`Evaluation.to_json()`)."""
 
 
-def summary_table(evaluations: Sequence[Evaluation]) -> str:
+def summary_table(evaluations: Sequence[Row]) -> str:
     """Per-category counts of evaluations, call_ok and exe_ok, then counts per status."""
     rows = [("category", "evals", "call_ok", "exe_ok")]
-    by_category: dict[str, list[Evaluation]] = {}
+    by_category: dict[str, list[Row]] = {}
     for e in evaluations:
-        by_category.setdefault(e.category, []).append(e)
+        by_category.setdefault(e["category"], []).append(e)
     for category in sorted(by_category):
         group = by_category[category]
         rows.append((category, str(len(group)), _share(group, "call_ok"), _share(group, "exe_ok")))
@@ -23,12 +25,12 @@ def summary_table(evaluations: Sequence[Evaluation]) -> str:
              for r in rows]
     lines.insert(1, "-" * len(lines[0]))
     lines.insert(len(lines) - 1, "-" * len(lines[0]))
-    counts = Counter(e.status.value for e in evaluations)
+    counts = Counter(e["status"] for e in evaluations)
     lines.append("")
     lines.append("status: " + ", ".join(f"{name} {n}" for name, n in sorted(counts.items())))
     return "\n".join(lines)
 
 
-def _share(group: Sequence[Evaluation], flag: str) -> str:
-    hits = sum(1 for e in group if getattr(e, flag))
+def _share(group: Sequence[Row], flag: str) -> str:
+    hits = sum(1 for e in group if e[flag])
     return f"{hits}/{len(group)}"

@@ -71,15 +71,22 @@ def _from_python(path: Path, known: set[str], only: Sequence[str] | None, out: I
 
 
 def _task_of_file(path: Path, code: str, known: set[str]) -> list[str]:
-    by_name = [t for t in known if path.stem == t or path.stem.startswith(t + "_") or path.stem.startswith(t + "-")]
-    if by_name:
-        return [max(by_name, key=len)]
+    """The task a .py file is for, from the strongest evidence there is: its name is a task's; it defines exactly
+    one task's entry point; a folder it sits in is named after a task (`gelu/wrong/x.py`); its name starts with a
+    task's (`gelu_v2.py`, the longest such task)."""
+    if path.stem in known:
+        return [path.stem]
     try:
-        defined = {n.name for n in ast.parse(code).body if isinstance(n, ast.FunctionDef)}
+        defined = {n.name for n in ast.parse(code).body if isinstance(n, ast.FunctionDef)} & known
     except SyntaxError:
-        return []
-    matches = sorted(defined & known)
-    return matches if len(matches) == 1 else []
+        defined = set()
+    if len(defined) == 1:
+        return sorted(defined)
+    folders = [parent.name for parent in path.resolve().parents if parent.name in known]
+    if folders:
+        return folders[:1]
+    by_name = [t for t in known if path.stem.startswith(t + "_") or path.stem.startswith(t + "-")]
+    return [max(by_name, key=len)] if by_name else []
 
 
 def _from_jsonl(path: Path, known: set[str], only: Sequence[str] | None, out: Ingested) -> None:

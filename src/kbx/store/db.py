@@ -1,0 +1,224 @@
+"""The SQLite store (DESIGN §7): runs, candidates and evaluations, append-only, schema-versioned.
+
+Every write is one transaction, so a process killed at any moment leaves each evaluation either fully stored or
+absent; a resumed run skips the (task, candidate) pairs it already has, and the `UNIQUE` key makes a second copy
+impossible even if two writers raced. Nothing is ever updated or deleted: a run's end (and its secret seed) is a
+row of its own in `run_ends`.
+
+Only the standard library is used, so the store works on the GPU machine too.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kbx.errors import KbxError
+
+SCHEMA_VERSION = 1
+
+_MIGRATIONS: dict[int, str] = {
+    1: """
+    CREATE TABLE runs (
+        run_id TEXT PRIMARY KEY,
+        created_at REAL NOT NULL,
+        method TEXT NOT NULL,
+        model TEXT,
+        device TEXT NOT NULL,
+        git_sha TEXT,
+        harness TEXT NOT NULL,
+        config_json TEXT NOT NULL,
+        environment_json TEXT NOT NULL
+    );
+    CREATE TABLE run_secrets (
+        run_id TEXT PRIMARY KEY REFERENCES runs(run_id),
+        secret_seed INTEGER NOT NULL
+    );
+    CREATE TABLE run_ends (
+        run_id TEXT NOT NULL REFERENCES runs(run_id),
+        ended_at REAL NOT NULL,
+        elapsed_s REAL NOT NULL,
+        evaluations INTEGER NOT NULL
+    );
+    CREATE TABLE candidates (
+        hash TEXT PRIMARY KEY,
+        task TEXT NOT NULL,
+        code TEXT,
+        first_seen REAL NOT NULL
+    );
+    CREATE TABLE evaluations (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        run_id TEXT NOT NULL REFERENCES runs(run_id),
+        task TEXT NOT NULL,
+        candidate TEXT NOT NULL,
+        candidate_hash TEXT NOT NULL,
+        status TEXT NOT NULL,
+        cache_key TEXT NOT NULL,
+        cached_from TEXT,
+        created_at REAL NOT NULL,
+        provenance_json TEXT NOT NULL,
+        row_json TEXT NOT NULL,
+        UNIQUE (run_id, task, candidate)
+    );
+    CREATE INDEX evaluations_by_key ON evaluations(cache_key);
+    """,
+}
+"""Schema version -> the SQL that brings version - 1 up to it. Add a version, never edit an old one."""
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """One run as stored."""
+
+    run_id: str
+    created_at: float
+    method: str
+    model: str | None
+    device: str
+    git_sha: str | None
+    harness: str
+    config: dict[str, Any]
+    environment: dict[str, Any]
+    ended_at: float | None
+    secret_seed: int | None
+    """Known once the run has ended; None while it is unfinished."""
+    evaluations: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id, "created_at": self.created_at, "method": self.method, "model": self.model,
+            "device": self.device, "git_sha": self.git_sha, "harness": self.harness, "config": self.config,
+            "environment": self.environment, "ended_at": self.ended_at, "finished": self.ended_at is not None,
+            "secret_seed": self.secret_seed, "evaluations": self.evaluations,
+        }
+
+
+class Store:
+    """One SQLite file. Safe to share between threads of one process (writes are serialised by SQLite)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(self.path, timeout=60, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        self._migrate()
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self._db
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    def _migrate(self) -> None:
+        with self._transaction() as db:
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                raise KbxError(f"{self.path} has schema version {version}; this kbx reads up to {SCHEMA_VERSION}")
+            for target in range(version + 1, SCHEMA_VERSION + 1):
+                for statement in _MIGRATIONS[target].split(";"):
+                    if statement.strip():
+                        db.execute(statement)
+                db.execute(f"PRAGMA user_version = {target}")
+
+    # --- writing -------------------------------------------------------------------------------------------
+
+    def begin_run(
+        self, run_id: str, *, method: str, model: str | None, device: str, git_sha: str | None, harness: str,
+        config: dict[str, Any], environment: dict[str, Any], secret_seed: int,
+    ) -> None:
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (run_id, time.time(), method, model, device, git_sha, harness, json.dumps(config),
+                 json.dumps(environment)),
+            )
+            db.execute("INSERT INTO run_secrets VALUES (?, ?)", (run_id, secret_seed))
+
+    def end_run(self, run_id: str, elapsed_s: float) -> None:
+        with self._transaction() as db:
+            count = db.execute("SELECT COUNT(*) FROM evaluations WHERE run_id = ?", (run_id,)).fetchone()[0]
+            db.execute("INSERT INTO run_ends VALUES (?, ?, ?, ?)", (run_id, time.time(), elapsed_s, count))
+
+    def add_evaluation(
+        self, run_id: str, row: dict[str, Any], code: str | None, cache_key: str, cached_from: str | None = None
+    ) -> bool:
+        """Store one evaluation (its results.jsonl row) and its candidate; False if the run already had it."""
+        with self._transaction() as db:
+            db.execute(
+                "INSERT OR IGNORE INTO candidates VALUES (?, ?, ?, ?)",
+                (row["candidate_hash"], row["task"], code, time.time()),
+            )
+            cursor = db.execute(
+                "INSERT OR IGNORE INTO evaluations (run_id, task, candidate, candidate_hash, status, cache_key, "
+                "cached_from, created_at, provenance_json, row_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (run_id, row["task"], row["candidate"], row["candidate_hash"], row["status"], cache_key,
+                 cached_from, time.time(), json.dumps(row.get("provenance", {})), json.dumps(row)),
+            )
+            return cursor.rowcount == 1
+
+    # --- reading -------------------------------------------------------------------------------------------
+
+    def secret_seed(self, run_id: str) -> int | None:
+        """The run's secret seed, for resuming it (the runner's use only; reports show it once the run ended)."""
+        found = self._db.execute("SELECT secret_seed FROM run_secrets WHERE run_id = ?", (run_id,)).fetchone()
+        return None if found is None else int(found[0])
+
+    def done(self, run_id: str) -> set[tuple[str, str]]:
+        """The (task, candidate) pairs the run has evaluated."""
+        rows = self._db.execute("SELECT task, candidate FROM evaluations WHERE run_id = ?", (run_id,))
+        return {(task, candidate) for task, candidate in rows}
+
+    def cached(self, cache_key: str) -> tuple[str, dict[str, Any]] | None:
+        """The earliest stored evaluation with this cache key not itself served from cache: (its run, its row)."""
+        found = self._db.execute(
+            "SELECT run_id, row_json FROM evaluations WHERE cache_key = ? AND cached_from IS NULL ORDER BY id LIMIT 1",
+            (cache_key,),
+        ).fetchone()
+        return None if found is None else (found[0], json.loads(found[1]))
+
+    def rows(self, run_id: str) -> list[dict[str, Any]]:
+        """The run's results.jsonl rows, in the order they were stored, each with `cached_from`."""
+        found = self._db.execute(
+            "SELECT row_json, cached_from FROM evaluations WHERE run_id = ? ORDER BY id", (run_id,)
+        )
+        return [{**json.loads(row), "cached_from": cached_from} for row, cached_from in found]
+
+    def runs(self) -> list[RunInfo]:
+        ids = [r[0] for r in self._db.execute("SELECT run_id FROM runs ORDER BY created_at, run_id")]
+        return [self.run(run_id) for run_id in ids]
+
+    def run(self, run_id: str) -> RunInfo:
+        """One run by id or unique id prefix."""
+        matches = self._db.execute(
+            "SELECT * FROM runs WHERE run_id = ? OR run_id LIKE ? ORDER BY run_id = ? DESC", (run_id, f"{run_id}%",
+                                                                                           run_id)
+        ).fetchall()
+        if not matches or (len(matches) > 1 and matches[0][0] != run_id):
+            raise KbxError(f"no run {run_id!r} in {self.path}" if not matches else f"run id {run_id!r} is ambiguous")
+        rid, created, method, model, device, sha, harness, config, environment = matches[0]
+        end = self._db.execute("SELECT MAX(ended_at) FROM run_ends WHERE run_id = ?", (rid,)).fetchone()[0]
+        count = self._db.execute("SELECT COUNT(*) FROM evaluations WHERE run_id = ?", (rid,)).fetchone()[0]
+        return RunInfo(
+            rid, created, method, model, device, sha, harness, json.loads(config), json.loads(environment), end,
+            self.secret_seed(rid) if end is not None else None, count,
+        )

@@ -1,0 +1,80 @@
+import sqlite3
+
+import pytest
+
+from kbx.errors import KbxError
+from kbx.store.db import SCHEMA_VERSION, Store
+
+
+def _row(task="relu", candidate="a.py", status="PASSED", hash_="h1"):
+    return {"task": task, "category": "Activation", "candidate": candidate, "candidate_hash": hash_,
+            "status": status, "call_ok": True, "exe_ok": status == "PASSED", "message": "", "elapsed_s": 1.0,
+            "provenance": {"method": "test"}}
+
+
+def _begin(store, run_id="run1", seed=42):
+    store.begin_run(run_id, method="reference", model=None, device="cpu", git_sha="abc", harness="0.1.0+x",
+                    config={"method": "reference"}, environment={"torch": "2.13"}, secret_seed=seed)
+
+
+def test_a_run_round_trips_and_its_seed_shows_only_once_it_ended(tmp_path):
+    with Store(tmp_path / "k.db") as store:
+        _begin(store)
+        assert store.add_evaluation("run1", _row(), "code", "key1")
+        info = store.run("run1")
+        assert info.method == "reference" and info.evaluations == 1 and info.ended_at is None
+        assert info.secret_seed is None and store.secret_seed("run1") == 42
+        store.end_run("run1", 3.5)
+        assert store.run("ru").secret_seed == 42  # a unique prefix finds it
+        assert [r["candidate"] for r in store.rows("run1")] == ["a.py"]
+
+
+def test_a_pair_is_stored_once_per_run(tmp_path):
+    with Store(tmp_path / "k.db") as store:
+        _begin(store)
+        assert store.add_evaluation("run1", _row(), "code", "key1")
+        assert not store.add_evaluation("run1", _row(status="MISMATCH"), "code", "key1")
+        assert [r["status"] for r in store.rows("run1")] == ["PASSED"]
+        assert store.done("run1") == {("relu", "a.py")}
+
+
+def test_cache_lookup_returns_the_original_evaluation_not_a_served_copy(tmp_path):
+    with Store(tmp_path / "k.db") as store:
+        _begin(store, "run1")
+        _begin(store, "run2")
+        assert store.cached("key1") is None
+        store.add_evaluation("run1", _row(), "code", "key1")
+        store.add_evaluation("run2", _row(candidate="b.py"), "code", "key1", cached_from="run1")
+        run_id, row = store.cached("key1")
+        assert run_id == "run1" and row["candidate"] == "a.py"
+        assert store.rows("run2")[0]["cached_from"] == "run1"
+
+
+def test_unknown_and_ambiguous_runs_are_user_errors(tmp_path):
+    with Store(tmp_path / "k.db") as store:
+        _begin(store, "abc1")
+        _begin(store, "abc2")
+        with pytest.raises(KbxError, match="no run"):
+            store.run("zzz")
+        with pytest.raises(KbxError, match="ambiguous"):
+            store.run("abc")
+
+
+def test_schema_is_versioned_and_a_newer_store_is_refused(tmp_path):
+    path = tmp_path / "k.db"
+    Store(path).close()
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    db.commit()
+    db.close()
+    with pytest.raises(KbxError, match="schema version"):
+        Store(path)
+
+
+def test_reopening_keeps_everything(tmp_path):
+    with Store(tmp_path / "k.db") as store:
+        _begin(store)
+        store.add_evaluation("run1", _row(), "code", "key1")
+    with Store(tmp_path / "k.db") as store:
+        assert store.run("run1").evaluations == 1
