@@ -41,8 +41,8 @@ def _grid_sample_kernel(
         iy = ((gy + 1.0) * H - 1.0) / 2.0
     if BORDER:
         # Border padding clamps the coordinate itself, so outside points repeat the edge pixels.
-        ix = tl.minimum(tl.maximum(ix, 0.0), (W - 1).to(tl.float32))
-        iy = tl.minimum(tl.maximum(iy, 0.0), (H - 1).to(tl.float32))
+        ix = tl.minimum(tl.maximum(ix, 0.0), W - 1.0)
+        iy = tl.minimum(tl.maximum(iy, 0.0), H - 1.0)
 
     x0f = tl.floor(ix)
     y0f = tl.floor(iy)
