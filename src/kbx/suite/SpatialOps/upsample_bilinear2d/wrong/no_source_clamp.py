@@ -1,0 +1,87 @@
+"""Forgets to clamp the half-pixel source coordinate at 0 (align_corners=False).
+
+When upsampling, the first output rows and columns map to src = (dst + 0.5) * scale - 0.5 < 0 (e.g. -0.25 for
+2x). PyTorch clamps src to 0, so the border replicates the edge pixel; here src stays negative, truncates to
+index 0 with a negative weight, and the border extrapolates past the edge instead.
+"""
+
+import torch
+import triton
+import triton.language as tl
+
+EXPECT = "MISMATCH"
+
+
+@triton.jit
+def _source_index(dst, scale, size_in, ALIGN_CORNERS: tl.constexpr):
+    # Output index -> (low index, high index, weight of the high one) along one dim.
+    if ALIGN_CORNERS:
+        src = dst.to(tl.float32) * scale
+    else:
+        # Pixel centres line up; sources left of the first centre clamp to it.
+        src = (dst.to(tl.float32) + 0.5) * scale - 0.5
+    i0 = src.to(tl.int32)
+    i1 = tl.minimum(i0 + 1, size_in - 1)
+    return i0, i1, src - i0.to(tl.float32)
+
+
+@triton.jit
+def _upsample_bilinear2d_kernel(
+    x_ptr, out_ptr,
+    n_rows, C, H, W, OH, OW, scale_h, scale_w,
+    sn, sc, sh, sw,
+    ALIGN_CORNERS: tl.constexpr, BLOCK_R: tl.constexpr, BLOCK_W: tl.constexpr,
+):
+    rows = tl.program_id(0) * BLOCK_R + tl.arange(0, BLOCK_R)
+    ow = tl.program_id(1) * BLOCK_W + tl.arange(0, BLOCK_W)
+    row_mask = rows < n_rows
+    col_mask = ow < OW
+    # Output row -> (plane n*C + c, output row oh).
+    oh = rows % OH
+    plane = rows // OH
+    plane_off = (plane // C).to(tl.int64) * sn + (plane % C).to(tl.int64) * sc
+
+    h0, h1, lh = _source_index(oh, scale_h, H, ALIGN_CORNERS)
+    w0, w1, lw = _source_index(ow, scale_w, W, ALIGN_CORNERS)
+    r0 = plane_off + h0.to(tl.int64) * sh
+    r1 = plane_off + h1.to(tl.int64) * sh
+    c0 = w0.to(tl.int64) * sw
+    c1 = w1.to(tl.int64) * sw
+
+    mask = row_mask[:, None] & col_mask[None, :]
+    v00 = tl.load(x_ptr + r0[:, None] + c0[None, :], mask=mask, other=0.0).to(tl.float32)
+    v01 = tl.load(x_ptr + r0[:, None] + c1[None, :], mask=mask, other=0.0).to(tl.float32)
+    v10 = tl.load(x_ptr + r1[:, None] + c0[None, :], mask=mask, other=0.0).to(tl.float32)
+    v11 = tl.load(x_ptr + r1[:, None] + c1[None, :], mask=mask, other=0.0).to(tl.float32)
+    lw_ = lw[None, :]
+    top = (1.0 - lw_) * v00 + lw_ * v01
+    bottom = (1.0 - lw_) * v10 + lw_ * v11
+    lh_ = lh[:, None]
+    out = (1.0 - lh_) * top + lh_ * bottom
+    out_off = rows.to(tl.int64)[:, None] * OW + ow[None, :]
+    tl.store(out_ptr + out_off, out.to(out_ptr.dtype.element_ty), mask=mask)
+
+
+def _scale(size_in, size_out, align_corners):
+    if align_corners:
+        return (size_in - 1) / (size_out - 1) if size_out > 1 else 0.0
+    return size_in / size_out
+
+
+def upsample_bilinear2d(input, size, align_corners=False):
+    N, C, H, W = input.shape
+    OH, OW = size
+    out = torch.empty((N, C, OH, OW), dtype=input.dtype, device=input.device)
+    n_rows = N * C * OH
+    if out.numel() == 0:
+        return out
+    assert n_rows < 2**31, "more than 2^31 output rows"
+    BLOCK_W = min(triton.next_power_of_2(OW), 512)
+    BLOCK_R = max(1, 4096 // BLOCK_W)
+    grid = (triton.cdiv(n_rows, BLOCK_R), triton.cdiv(OW, BLOCK_W))
+    _upsample_bilinear2d_kernel[grid](
+        input, out, n_rows, C, H, W, OH, OW,
+        _scale(H, OH, align_corners), _scale(W, OW, align_corners), *input.stride(),
+        ALIGN_CORNERS=bool(align_corners), BLOCK_R=BLOCK_R, BLOCK_W=BLOCK_W, num_warps=8,
+    )
+    return out
