@@ -20,7 +20,7 @@ os.environ.setdefault("TRITON_INTERPRET", "1")
 
 import torch  # noqa: E402
 
-from kbx.evaluation.compare import compare  # noqa: E402
+from kbx.evaluation.compare import judge  # noqa: E402
 from kbx.evaluation.interpreter import install_interpreter_shims  # noqa: E402
 from kbx.tasks.meta import read_task  # noqa: E402
 from kbx.tasks.module import import_task  # noqa: E402
@@ -58,7 +58,8 @@ def main(folder: str) -> int:
             for w, d, s in cases:
                 inputs = code.make_inputs(w, d, torch.Generator().manual_seed(s))
                 ref = _outputs(code.reference(**code.make_inputs(w, d, torch.Generator().manual_seed(s))))
-                for c in compare(fn(**inputs), ref, task.contract, d, w):
+                fresh = code.make_inputs(w, d, torch.Generator().manual_seed(s))
+                for c in judge(fn(**inputs), ref, fresh, code, task.contract, d, w):
                     if c.status.value != "PASSED":
                         verdict, worst = c.status.value, f"{w.name}/{d}/seed{s}: {c.message[:200]}"
                         break

@@ -116,3 +116,40 @@ def test_chunked_quantized_matches_whole_tensor(monkeypatch):
     whole = one(got, ref, c).rel_rmse
     monkeypatch.setattr("kbx.evaluation.compare._CHUNK", 64)
     assert math.isclose(one(got, ref, c).rel_rmse, whole, rel_tol=1e-12)
+
+
+class _OrthogonalCheck:
+    """A property check of the kind a QR task writes: Q has orthonormal columns."""
+
+    @staticmethod
+    def check_outputs(outputs, inputs, expected, workload, dtype):
+        (q,) = outputs
+        error = float((q.T @ q - torch.eye(q.shape[1])).abs().max())
+        return None if error < 1e-4 else f"Q^T Q is {error:.2g} from the identity"
+
+
+def test_property_contracts_are_judged_by_the_tasks_check():
+    from kbx.evaluation.compare import judge
+
+    c = contract("property")
+    q, _ = torch.linalg.qr(torch.randn(6, 4, dtype=torch.float64).float())
+    (ok,) = judge([-q], [q], {}, _OrthogonalCheck, c, "float32", W)  # signs are free: not element-wise
+    assert ok.status is Status.PASSED
+    (bad,) = judge([2 * q], [q], {}, _OrthogonalCheck, c, "float32", W)
+    assert bad.status is Status.MISMATCH and "from the identity" in bad.message
+    (nan,) = judge([q.clone().fill_(math.nan)], [q], {}, _OrthogonalCheck, c, "float32", W)
+    assert nan.status is Status.NONFINITE
+    (shape,) = judge([q[:3]], [q], {}, _OrthogonalCheck, c, "float32", W)
+    assert shape.status is Status.WRONG_SHAPE
+
+
+def test_a_check_that_raises_on_the_outputs_fails_them():
+    from kbx.evaluation.compare import judge
+
+    class Raises:
+        @staticmethod
+        def check_outputs(**_):
+            raise ValueError("singular")
+
+    (result,) = judge([torch.ones(2)], [torch.ones(2)], {}, Raises, contract("statistical"), "float32", W)
+    assert result.status is Status.MISMATCH and "singular" in result.message

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import torch
@@ -39,6 +39,53 @@ def compare(
     if len(outputs) != len(expected):
         return [Comparison(Status.WRONG_SHAPE, f"returned {len(outputs)} outputs, expected {len(expected)}")]
     return [compare_tensor(out, ref, contract, dtype, workload) for out, ref in zip(outputs, expected)]
+
+
+TASK_CHECKED = ("property", "statistical")
+"""Contract kinds whose values are judged by the task's own `check_outputs`, not element by element."""
+
+
+def judge(
+    got: Any, expected: Sequence[torch.Tensor], inputs: dict[str, Any] | None, code: Any, contract: Contract,
+    dtype: str, workload: Workload,
+) -> list[Comparison]:
+    """Compare by the contract: element-wise (`compare`), or for property and statistical contracts, outputs of
+    the reference's count, shapes and dtypes, finite where the reference is, then the task's
+    `check_outputs(outputs, inputs, expected, workload, dtype)`, which returns None or why the outputs fail."""
+    if contract.kind not in TASK_CHECKED:
+        return compare(got, expected, contract, dtype, workload)
+    outputs = list(got) if isinstance(got, (tuple, list)) else [got]
+    if len(outputs) != len(expected):
+        return [Comparison(Status.WRONG_SHAPE, f"returned {len(outputs)} outputs, expected {len(expected)}")]
+    for index, (out, ref) in enumerate(zip(outputs, expected)):
+        problem = _structure(out, ref)
+        if problem is not None:
+            return [replace(problem, message=f"output {index}: {problem.message}")]
+    try:
+        why = code.check_outputs(outputs=outputs, inputs=inputs, expected=list(expected), workload=workload,
+                                 dtype=dtype)
+    except Exception as exc:  # outputs the task's check cannot digest are outputs that fail it
+        why = f"the {contract.kind} check could not process the outputs: {type(exc).__name__}: {str(exc)[:200]}"
+    if why:
+        return [Comparison(Status.MISMATCH, f"{contract.kind} check: {why}", total=sum(r.numel() for r in expected))]
+    return [Comparison(Status.PASSED, total=sum(r.numel() for r in expected))]
+
+
+def _structure(out: Any, ref: torch.Tensor) -> Comparison | None:
+    """Type, shape, dtype, and NaN/inf where the reference is finite; None when all hold."""
+    if not isinstance(out, torch.Tensor):
+        kind = getattr(out, "type_name", type(out).__name__)
+        return Comparison(Status.WRONG_SHAPE, f"returned {kind}, expected a Tensor")
+    if tuple(out.shape) != tuple(ref.shape):
+        return Comparison(Status.WRONG_SHAPE, f"shape {tuple(out.shape)}, expected {tuple(ref.shape)}")
+    if out.dtype != ref.dtype:
+        return Comparison(Status.WRONG_DTYPE, f"dtype {out.dtype}, expected {ref.dtype}")
+    if out.is_floating_point():
+        bad = int((~torch.isfinite(out.to(ref.device)) & torch.isfinite(ref)).sum())
+        if bad:
+            return Comparison(Status.NONFINITE, f"{bad} of {ref.numel()} elements are non-finite where the reference "
+                                                "is finite")
+    return None
 
 
 def compare_tensor(out: Any, ref: torch.Tensor, contract: Contract, dtype: str, workload: Workload) -> Comparison:

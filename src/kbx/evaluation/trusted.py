@@ -111,7 +111,7 @@ class _State:
     def check(self, task_dir: str, job_dir: str, cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
         import torch
 
-        from kbx.evaluation.compare import compare
+        from kbx.evaluation.compare import TASK_CHECKED, judge
         from kbx.evaluation.outputs import unpack_output
 
         code = self._task_code(Path(task_dir))
@@ -133,7 +133,8 @@ class _State:
                 continue
             expected = self._reference(code, case, workload)
             outputs = [unpack_output(item) for item in saved["outputs"]]
-            comparisons = compare(outputs, expected, task.contract, case["dtype"], workload)
+            inputs = self._inputs(code, case, workload) if task.contract.kind in TASK_CHECKED else None
+            comparisons = judge(outputs, expected, inputs, code, task.contract, case["dtype"], workload)
             results.append({"index": case["index"], "comparisons": [c.to_json() for c in comparisons]})
         self._free_cached()
         return results
@@ -223,6 +224,13 @@ class _State:
         if cached is None or cached.task.version != task.version:
             cached = self._tasks[key] = import_task(task)
         return cached
+
+    def _inputs(self, code: Any, case: dict[str, Any], workload: Workload) -> dict[str, Any]:
+        """The case's inputs, drawn again (for contracts whose check reads them)."""
+        import torch
+
+        generator = torch.Generator(device=self.device).manual_seed(case["seed"])
+        return code.make_inputs(workload, case["dtype"], generator)
 
     def _reference(self, code: Any, case: dict[str, Any], workload: Workload) -> list[Any]:
         import torch

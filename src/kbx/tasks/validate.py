@@ -35,6 +35,9 @@ def check_code(task: Task) -> None:
     from kbx.tasks.module import import_task
 
     code = import_task(task)
+    if task.contract.kind in ("property", "statistical") and not callable(getattr(code, "check_outputs", None)):
+        raise TaskError(f"{task.task_file}: a {task.contract.kind} contract needs a function "
+                        "check_outputs(outputs, inputs, expected, workload, dtype) returning None or why they fail")
     for workload in task.workloads_for(("smoke",)):
         for dtype in task.dtypes:
             _run(task, code, workload, dtype)
