@@ -64,6 +64,7 @@ def main(argv: list[str]) -> int:
 
     from kbx.evaluation import outputs
     from kbx.evaluation.guards import CANDIDATE_MODULE, Guards
+    from kbx.evaluation.torch_compute import TorchComputeRecorder
     from kbx.tasks.meta import read_task
     from kbx.tasks.module import import_task
     from kbx.timing import refresh
@@ -77,7 +78,8 @@ def main(argv: list[str]) -> int:
     task = read_task(Path(spec["task_dir"]))
     make_inputs = import_task(task).make_inputs
     timer = _Timer(device)  # binds the timing functions before any candidate code runs
-    watched = [outputs, _Channel, _Timer, _Session, sys.modules[__name__], refresh.ValueRefresher]
+    recorder = TorchComputeRecorder()
+    watched = [outputs, _Channel, _Timer, _Session, sys.modules[__name__], refresh.ValueRefresher, TorchComputeRecorder]
     guards = Guards(device, watched=watched, denied=_DENIED)
     channel.send("started", pid=os.getpid())
 
@@ -92,7 +94,7 @@ def main(argv: list[str]) -> int:
         return 0
     channel.send("imported")
 
-    session = _Session(entry, guards, channel, task, make_inputs, device, Path(spec["job_dir"]))
+    session = _Session(entry, guards, recorder, channel, task, make_inputs, device, Path(spec["job_dir"]))
     while (command := channel.wait_command()) is not None:
         if not session.run(command, timer):
             return 0
@@ -104,11 +106,13 @@ class _Session:
     """Runs the orchestrator's commands on the imported candidate: a correctness case, or a timed slot."""
 
     def __init__(
-        self, entry: Any, guards: Any, channel: _Channel, task: Any, make_inputs: Any, device: str, job_dir: Path
+        self, entry: Any, guards: Any, recorder: Any, channel: _Channel, task: Any, make_inputs: Any, device: str,
+        job_dir: Path,
     ) -> None:
         from kbx.evaluation.bench_inputs import InputSets
 
         self.entry, self.guards, self.channel, self.task = entry, guards, channel, task
+        self.recorder = recorder
         self.make_inputs, self.device, self.job_dir = make_inputs, device, job_dir
         self.sets = InputSets(make_inputs, device)
         self._kept: dict[str, Any] | None = None
@@ -147,16 +151,17 @@ class _Session:
         self.channel.send("case_start", index=index)
         self.guards.before_call()
         try:
-            result = self.entry(**inputs)
+            with self.recorder.recording():
+                result = self.entry(**inputs)
             if self.device == "cuda":
                 torch.cuda.synchronize()
         except BaseException as exc:
             self.channel.send("case_error", index=index, **_describe(exc, importing=False))
             return False
         violation = self.guards.after_call(result, inputs)
-        if violation is not None:
-            self.channel.send("case_error", index=index, status="REJECTED_RUNTIME", error=violation.message(),
-                              traceback="")
+        problem = violation.message() if violation is not None else self.recorder.violation(inputs)
+        if problem:
+            self.channel.send("case_error", index=index, status="REJECTED_RUNTIME", error=problem, traceback="")
             return False
         path = self.job_dir / f"case_{index}.pt"
         mutated = outputs.changed_inputs(pristine, inputs)

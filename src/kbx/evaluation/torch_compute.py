@@ -1,0 +1,94 @@
+"""Torch doing the work: which ATen operators ran during a candidate's call, on tensors of the task's size.
+
+The static rules catch torch calls by name; arithmetic on tensors (`x * (x > 0)`, `p - lr * g`), builtins and
+names built at run time get past them, and a dummy kernel satisfies launch counting. Every torch operator on a
+tensor goes through the dispatcher, though: while the candidate is called, a dispatch mode built by the worker
+(before the candidate is imported) records each operator and the largest tensor it touched. Allocation, views,
+copies and fills are what an honest wrapper does; any other operator on a tensor with at least
+`max(MIN_ELEMENTS, largest input / SIZE_DIVISOR)` elements means torch did part of the task's work, and the call
+is REJECTED_RUNTIME (`runtime.torch_compute`). Small tensors are let through: a wrapper may combine a handful of
+per-block partial results or compute a scale in torch.
+
+Triton launches do not go through the dispatcher, and neither does the Triton interpreter's own data movement
+(it works on numpy views), so honest kernels record nothing but their wrapper's allocations and views.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+MIN_ELEMENTS = 256
+SIZE_DIVISOR = 8
+
+ALLOWED = frozenset({
+    # allocation and fills
+    "empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "zeros", "zeros_like", "new_zeros",
+    "ones", "ones_like", "new_ones", "full", "full_like", "new_full", "fill_", "zero_", "arange", "lift_fresh",
+    "lift_fresh_copy", "scalar_tensor", "resize_", "set_",
+    # views and metadata
+    "view", "_unsafe_view", "reshape", "_reshape_alias", "as_strided", "expand", "permute", "transpose", "t",
+    "select", "slice", "squeeze", "unsqueeze", "unbind", "split", "split_with_sizes", "chunk", "narrow", "flatten",
+    "unflatten", "detach", "alias", "movedim", "view_as", "expand_as", "diagonal", "unfold", "view_as_real",
+    "view_as_complex", "_local_scalar_dense", "is_same_size", "sym_size", "sym_stride", "sym_numel",
+    # copies (contiguous, clone, .to(dtype), cat/stack of results)
+    "clone", "copy_", "_to_copy", "contiguous", "cat", "stack", "_copy_from", "_copy_from_and_resize",
+})
+"""ATen operator packets (`func.overloadpacket.__name__`) an honest wrapper may run on tensors of any size."""
+
+
+class TorchComputeRecorder:
+    """Records the non-allowed ATen operators run inside `recording()`; build it before candidate code runs."""
+
+    def __init__(self) -> None:
+        import torch
+        from torch.utils._python_dispatch import TorchDispatchMode
+
+        tensor_type = torch.Tensor
+        seen = self._seen = {}
+
+        class _Mode(TorchDispatchMode):
+            def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+                kwargs = kwargs or {}
+                result = func(*args, **kwargs)
+                name = func.overloadpacket.__name__
+                if name not in ALLOWED:
+                    sizes = [t.numel() for t in _tensors((args, kwargs, result), tensor_type)]
+                    if sizes:
+                        seen[str(func.overloadpacket)] = max(seen.get(str(func.overloadpacket), 0), max(sizes))
+                return result
+
+        self._mode_type = _Mode
+        # Enter once now: the first entry imports parts of torch lazily (torch._dynamo, which rewraps
+        # torch.manual_seed), and that must happen before the worker snapshots torch's callables.
+        with _Mode():
+            torch.empty(1) + 1
+        self._seen.clear()
+
+    def recording(self) -> Any:
+        """A context manager: record the operators run inside it (clears earlier records)."""
+        self._seen.clear()
+        return self._mode_type()
+
+    def violation(self, inputs: dict[str, Any]) -> str:
+        """Why the recorded operators mean torch did the work, or "" when they do not."""
+        import torch
+
+        largest = max((t.numel() for t in inputs.values() if isinstance(t, torch.Tensor)), default=0)
+        threshold = max(MIN_ELEMENTS, largest // SIZE_DIVISOR)
+        heavy = sorted((numel, op) for op, numel in self._seen.items() if numel >= threshold)
+        if not heavy:
+            return ""
+        numel, op = heavy[-1]
+        others = f" (also {', '.join(o for _, o in heavy[:-1])})" if len(heavy) > 1 else ""
+        return (f"runtime.torch_compute: torch ran {op} on a tensor of {numel} elements during the call{others}; "
+                "the task's work must be done by the candidate's own kernels (torch may allocate, view and copy)")
+
+
+def _tensors(value: Any, tensor_type: type) -> list[Any]:
+    if isinstance(value, tensor_type):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [t for item in value for t in _tensors(item, tensor_type)]
+    if isinstance(value, dict):
+        return [t for item in value.values() for t in _tensors(item, tensor_type)]
+    return []
