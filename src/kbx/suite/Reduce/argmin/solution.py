@@ -41,7 +41,8 @@ PROGRAMS_PER_SM = 4  # split the reduction when fewer programs than this per SM 
 def _argmin_kernel(
     x_ptr, idx_in_ptr, val_out_ptr, idx_out_ptr,
     n_rows, R, inner, n_p_blocks, n_r_tiles, tiles_per_split, out_split_stride,
-    ROW: tl.constexpr, FROM_PARTIALS: tl.constexpr, BLOCK_P: tl.constexpr, BLOCK_R: tl.constexpr,
+    ROW: tl.constexpr, FROM_PARTIALS: tl.constexpr, TO_PARTIALS: tl.constexpr,
+    BLOCK_P: tl.constexpr, BLOCK_R: tl.constexpr,
 ):
     pid = tl.program_id(0)
     split = tl.program_id(1)
@@ -90,7 +91,7 @@ def _argmin_kernel(
         idx = tl.min(tl.where(best == low[None, :], best_idx, 9223372036854775807), axis=0)
     dest = split.to(tl.int64) * out_split_stride + out_idx
     tl.store(idx_out_ptr + dest, idx, mask=p_mask)
-    if val_out_ptr is not None:
+    if TO_PARTIALS:  # a share of a split reduction also writes its minimum for the merge
         tl.store(val_out_ptr + dest, low, mask=p_mask)
 
 
@@ -126,7 +127,7 @@ def _launch(x, idx_in, out, outer, R, inner, allow_split):
         idxs = torch.empty((splits, n_out), dtype=torch.int64, device=x.device)
     _argmin_kernel[(n_programs, splits)](
         x, idx_in, vals, idxs, outer, R, inner, n_p_blocks, n_r_tiles, tiles_per_split, n_out,
-        ROW=row, FROM_PARTIALS=idx_in is not None, BLOCK_P=BLOCK_P, BLOCK_R=BLOCK_R,
+        ROW=row, FROM_PARTIALS=idx_in is not None, TO_PARTIALS=splits > 1, BLOCK_P=BLOCK_P, BLOCK_R=BLOCK_R,
         num_warps=8 if BLOCK_P * BLOCK_R >= 4096 else 4,
     )
     if splits > 1:
