@@ -1,0 +1,95 @@
+"""KL divergence loss in Triton: one streaming pass over input and target, fp32 accumulation.
+
+The loss is memory-bound: each element of `input` and `target` is read once and costs one log (log_target=False:
+t * (log t - x), taken as 0 where t = 0) or one exp (log_target=True: exp(t) * (t - x)) on the SFU, well within
+its throughput at 3 TB/s. reduction='none' writes one output per element; the others write a scalar: 'sum',
+'mean' (divided by the element count) or 'batchmean' (divided by input.size(0)).
+
+Tiling: the tensors are walked as flat arrays (non-contiguous inputs are first copied with `.contiguous()`, one
+extra read and write that no bench workload needs). For 'none' every program handles one BLOCK-element tile. For
+the reducing modes a persistent grid of a few programs per SM walks the tiles with a grid-sized stride, adding the
+per-element terms into an fp32 register vector (so each lane sums only N / (grid * BLOCK) terms, which keeps
+the rounding error small); each program writes one fp32 partial sum, and a one-program second kernel adds the
+partials in a fixed order (deterministic, no atomics) and applies the divisor. Offsets are int64 (the
+bench holds 5.2e8 elements per tensor; int64 keeps larger inputs safe).
+
+Expected on an H100 (~3 TB/s): the fp32 'batchmean' bench reads 4.2 GB (about 1.4 ms), 'none' also writes
+2.1 GB (about 2.1 ms); bf16 halves both.
+"""
+
+import torch
+import triton
+import triton.language as tl
+
+BLOCK = 4096  # elements per tile: 16 KB of each fp32 operand in flight per program and iteration
+PROGRAMS_PER_SM = 4  # persistent grid size for the reducing launch
+
+
+@triton.jit
+def _terms(x, t, LOG_TARGET: tl.constexpr):
+    if LOG_TARGET:
+        return tl.exp(t) * (t - x)
+    # t * log(t) is 0 at t = 0 (its limit), where the plain product would be 0 * -inf = NaN.
+    return tl.where(t > 0.0, t * (tl.log(tl.where(t > 0.0, t, 1.0)) - x), 0.0)
+
+
+@triton.jit
+def _kl_kernel(x_ptr, y_ptr, out_ptr, n, LOG_TARGET: tl.constexpr, REDUCE: tl.constexpr, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    lanes = tl.arange(0, BLOCK)
+    if REDUCE:
+        # Grid-stride loop: program pid handles tiles pid, pid + grid, ...; partial sums stay in fp32 lanes.
+        acc = tl.zeros([BLOCK], dtype=tl.float32)
+        step = tl.num_programs(0).to(tl.int64) * BLOCK
+        for start in range(pid.to(tl.int64) * BLOCK, n, step):
+            offs = start + lanes
+            mask = offs < n
+            x = tl.load(x_ptr + offs, mask=mask, other=0.0).to(tl.float32)
+            y = tl.load(y_ptr + offs, mask=mask, other=0.0).to(tl.float32)
+            # Masked lanes hold t = 0 (log_target=False: term 0) or t = x = 0 (exp(0) * 0 = 0): they add nothing.
+            acc += _terms(x, y, LOG_TARGET)
+        tl.store(out_ptr + pid, tl.sum(acc, axis=0))
+    else:
+        offs = pid.to(tl.int64) * BLOCK + lanes
+        mask = offs < n
+        x = tl.load(x_ptr + offs, mask=mask).to(tl.float32)
+        y = tl.load(y_ptr + offs, mask=mask).to(tl.float32)
+        tl.store(out_ptr + offs, _terms(x, y, LOG_TARGET).to(out_ptr.dtype.element_ty), mask=mask)
+
+
+@triton.jit
+def _finish_kernel(partial_ptr, out_ptr, n_partials, scale, BLOCK: tl.constexpr):
+    # One program: add the per-program partial sums in a fixed order, scale, round once to the output dtype.
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for start in range(0, n_partials, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        acc += tl.load(partial_ptr + offs, mask=offs < n_partials, other=0.0)
+    tl.store(out_ptr, (tl.sum(acc, axis=0) * scale).to(out_ptr.dtype.element_ty))
+
+
+def kl_div(input, target, reduction="mean", log_target=False):
+    x = input.contiguous()
+    y = target.contiguous()
+    n = x.numel()
+    if reduction == "none":
+        out = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+        if n:
+            _kl_kernel[(triton.cdiv(n, BLOCK),)](x, y, out, n, LOG_TARGET=log_target, REDUCE=False, BLOCK=BLOCK,
+                                                 num_warps=8)
+        return out
+    if reduction not in ("mean", "sum", "batchmean"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+
+    sms = torch.cuda.get_device_properties(x.device).multi_processor_count if x.device.type == "cuda" else 132
+    grid = max(1, min(triton.cdiv(n, BLOCK), PROGRAMS_PER_SM * sms))
+    partials = torch.empty(grid, dtype=torch.float32, device=x.device)
+    _kl_kernel[(grid,)](x, y, partials, n, LOG_TARGET=log_target, REDUCE=True, BLOCK=BLOCK, num_warps=8)
+    out = torch.empty((), dtype=x.dtype, device=x.device)
+    if reduction == "mean":
+        scale = 1.0 / n if n else float("nan")
+    elif reduction == "batchmean" and x.dim() > 0:
+        scale = 1.0 / x.shape[0] if x.shape[0] else float("nan")
+    else:
+        scale = 1.0
+    _finish_kernel[(1,)](partials, out, grid, scale, BLOCK=1024, num_warps=4)
+    return out

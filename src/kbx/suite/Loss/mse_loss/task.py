@@ -1,0 +1,70 @@
+"""Mean squared error between an input and a target of the same shape.
+
+    l_i = (input_i - target_i)^2
+    mse_loss(input, target, reduction) = l (reduction='none'), sum_i l_i ('sum') or (1 / N) sum_i l_i ('mean')
+
+Mirrors `torch.nn.functional.mse_loss(input, target, reduction='mean')` (the deprecated `size_average` and
+`reduce` arguments are left out). N is the number of elements; 'none' returns the elementwise losses in the
+input's shape, 'sum' and 'mean' a 0-d tensor. The output dtype is the input dtype. PyTorch computes
+`diff = input - target` in the input dtype (for bf16 the difference is rounded) and then `diff * diff`, and
+accumulates sums in fp32; squaring an unrounded fp32 difference can land two bf16 ulps (about 1.5%) away from
+the reference, close to the bf16 tolerance.
+
+Workloads cover the three reductions on 1-D, 2-D and 3-D tensors whose sizes straddle block sizes (127, 129,
+4097), and transposed or strided (non-contiguous) inputs and targets. Inputs have a non-zero mean, a spread of 2
+and a few outliers of +-30 (squared: 900, which a wrong divisor or a lost tail cannot hide). The 'sum' results grow
+with N (up to about 1e5 here); the default tolerances hold: the solution uses at most 2% of the fp32 tolerance
+and, rounding the difference as PyTorch does, matches bf16 exactly.
+"""
+
+import torch.nn.functional as F
+
+from kbx.tasks import inputs, sizes
+
+TASK = {
+    "name": "mse_loss",
+    "category": "Loss",
+    "level": 1,
+    "signature": "(input, target, reduction='mean')",
+    "dtypes": ["float32", "bfloat16"],
+    "forbidden": ["mse_loss", "pow", "square", "float_power", "sum", "nansum", "mean", "nanmean",
+                  "norm", "vector_norm", "frobenius_norm", "dist", "pairwise_distance", "cdist", "dot", "vdot",
+                  "inner", "matmul", "mm", "mv", "bmm", "einsum", "tensordot", "@", "var", "huber_loss",
+                  "smooth_l1_loss", "l1_loss"],
+    "contract": {"kind": "allclose"},
+    "workloads": [
+        {"name": "smoke_mean", "role": "smoke", "params": {"shape": [16, 200], "reduction": "mean"}},
+        {"name": "smoke_sum", "role": "smoke", "params": {"shape": [1000], "reduction": "sum"}},
+        {"name": "smoke_none", "role": "smoke", "params": {"shape": [16, 200], "reduction": "none"}},
+        {"name": "check_mean_4097", "role": "check", "params": {"shape": [4097], "reduction": "mean"}},
+        {"name": "check_mean_3d", "role": "check", "params": {"shape": [3, 129, 127], "reduction": "mean"}},
+        {"name": "check_sum_2d", "role": "check", "params": {"shape": [129, 127], "reduction": "sum"}},
+        {"name": "check_none_2d", "role": "check", "params": {"shape": [127, 129], "reduction": "none"}},
+        {"name": "check_mean_transposed", "role": "check",
+         "params": {"shape": [129, 127], "reduction": "mean", "layout": "transposed"}},
+        {"name": "check_none_strided", "role": "check",
+         "params": {"shape": [5, 33, 65], "reduction": "none", "layout": "strided"}},
+        {"name": "check_sum_strided", "role": "check",
+         "params": {"shape": [65, 257], "reduction": "sum", "layout": "strided"}},
+        {"name": "bench_mean", "role": "bench", "params": {"shape": [32768, 16384], "reduction": "mean"}},
+        {"name": "bench_none", "role": "bench", "params": {"shape": [32768, 16384], "reduction": "none"}},
+    ],
+}
+
+
+def reference(input, target, reduction="mean"):
+    return F.mse_loss(input, target, reduction=reduction)
+
+
+def make_inputs(workload, dtype, generator):
+    p = workload.params
+    x = inputs.randn(p["shape"], dtype, generator, scale=2.0, offset=0.5)
+    x = inputs.with_outliers(x, generator, fraction=1e-3, magnitude=30.0)
+    y = inputs.randn(p["shape"], dtype, generator, scale=1.0)
+    layout = p.get("layout", "contiguous")
+    return {"input": inputs.layout(x, layout), "target": inputs.layout(y, layout), "reduction": p["reduction"]}
+
+
+def perturb(workload, rng):
+    # Odd sizes near the published ones (never more elements); the reduction and layout stay.
+    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}
