@@ -93,7 +93,8 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--category", help="only this category")
     parser.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
     parser.add_argument("--timeout", type=float, help="wall-clock seconds per candidate")
-    parser.add_argument("--jobs", type=int, help="candidate workers at once")
+    parser.add_argument("--jobs", type=int, help="candidate workers at once per device")
+    parser.add_argument("--gpus", type=int, help="GPUs to spread the work over (default: every visible GPU)")
     parser.add_argument("--no-cache", action="store_true", help="evaluate even work the store already has")
     _store_option(parser)
     _suite_option(parser)
@@ -154,6 +155,7 @@ def _options(args: argparse.Namespace):  # noqa: ANN202 - RunOptions, imported l
         category=args.category,
         timeout_s=args.timeout,
         jobs=args.jobs,
+        gpus=args.gpus,
         suite=args.suite,
         store=args.store,
         use_cache=not args.no_cache,

@@ -12,7 +12,6 @@ import sys
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from threading import Lock
@@ -25,6 +24,7 @@ from kbx.errors import KbxError
 from kbx.evaluation.pipeline import Evaluator
 from kbx.evaluation.result import Evaluation
 from kbx.evaluation.sandbox import Limits
+from kbx.schedule import describe, environment, open_evaluators, run_all
 from kbx.store import default_store_path
 from kbx.store.cache import cache_key, harness_version
 from kbx.store.db import RunInfo, Store
@@ -42,7 +42,9 @@ class RunOptions:
     category: str | None = None
     timeout_s: float | None = None
     jobs: int | None = None
-    """Concurrent candidate workers; default: CPU cores on the CPU, 1 on a GPU."""
+    """Concurrent candidate workers per device; default: CPU cores on the CPU, 1 per GPU."""
+    gpus: int | None = None
+    """GPUs to spread the work over; default: every visible GPU (one trusted worker each)."""
     suite: Path | None = None
     secret_seed: int | None = None
     store: Path | None = None
@@ -145,29 +147,29 @@ def _run(
     with Store(options.store or default_store_path()) as store:
         resumed = store.run(options.resume) if options.resume else None
         secret_seed = store.secret_seed(resumed.run_id) if resumed else options.secret_seed
-        with Evaluator(options.device, limits, secret_seed) as evaluator:
+        with open_evaluators(options.device, options.gpus, limits, secret_seed) as evaluators:
             setup_s = time.monotonic() - start
-            run_id = _open_run(store, resumed, evaluator, config, options)
-            result = RunResult(run_id=run_id, out_dir=options.out_dir, skipped=list(skipped), device=evaluator.device)
+            first = evaluators[0]
+            run_env = environment(evaluators)
+            run_id = _open_run(store, resumed, first, run_env, config, options)
+            result = RunResult(run_id=run_id, out_dir=options.out_dir, skipped=list(skipped), device=first.device)
             done = store.done(run_id)
             todo = [(t, c) for t, c in pairs if (t.name, c.name) not in done]
-            jobs = options.jobs or (os.cpu_count() or 1 if evaluator.device == "cpu" else 1)
+            jobs = options.jobs or (os.cpu_count() or 1 if first.device == "cpu" else 1)
             already = f", {len(pairs) - len(todo)} already done" if resumed else ""
-            _say(progress, f"kbx: run {run_id}: {len(todo)} evaluation(s) on {evaluator.device}, {jobs} at a time"
-                           f"{already} -> {options.out_dir} (store {store.path})")
-            timing = evaluator.timing.to_json() if evaluator.device == "cuda" and evaluator.timing else None
-            writer = _Writer(store, run_id, evaluator.environment, timing, len(todo), progress, options.use_cache)
-            with ThreadPoolExecutor(max_workers=jobs) as pool:
-                for evaluation in pool.map(lambda pair: writer.evaluate(evaluator, *pair), todo):
-                    if evaluation is not None:
-                        result.evaluations.append(evaluation)
+            _say(progress, f"kbx: run {run_id}: {len(todo)} evaluation(s) on {describe(evaluators)}, {jobs} at a "
+                           f"time per device{already} -> {options.out_dir} (store {store.path})")
+            writer = _Writer(store, run_id, len(todo), progress, options.use_cache)
+            for evaluation in run_all(evaluators, todo, lambda ev, pair: writer.evaluate(ev, *pair), jobs):
+                if evaluation is not None:
+                    result.evaluations.append(evaluation)
             result.served_from_cache = writer.served
             result.elapsed_s = time.monotonic() - start
             store.end_run(run_id, result.elapsed_s)
             run_info = {
                 "run_id": run_id,
                 **config,
-                "device": evaluator.device,
+                "device": first.device,
                 "tasks": sorted({t.name for t, _ in pairs}),
                 "evaluations": len(pairs),
                 "served_from_cache": writer.served,
@@ -178,8 +180,8 @@ def _run(
                 "git_sha": _git_sha(),
                 "harness": harness_version(),
                 "store": str(store.path),
-                "environment": evaluator.environment,
-                "secret_seed": evaluator.secret_seed,
+                "environment": run_env,
+                "secret_seed": first.secret_seed,
             }
         result.rows = store.rows(run_id)
     with open(options.out_dir / "results.jsonl", "w") as sink:
@@ -189,8 +191,8 @@ def _run(
     return result
 
 
-def _open_run(store: Store, resumed: RunInfo | None, evaluator: Evaluator, config: dict[str, Any],
-              options: RunOptions) -> str:
+def _open_run(store: Store, resumed: RunInfo | None, evaluator: Evaluator, run_env: dict[str, Any],
+              config: dict[str, Any], options: RunOptions) -> str:
     """The id of the run to write into: the resumed one (checked to be the same work), or a new one."""
     if resumed is not None:
         if resumed.device != evaluator.device:
@@ -200,7 +202,7 @@ def _open_run(store: Store, resumed: RunInfo | None, evaluator: Evaluator, confi
     store.begin_run(
         run_id, method=str(config.get("method")), model=options.model, device=evaluator.device,
         git_sha=_git_sha(), harness=harness_version(), config={**config, **options.to_config()},
-        environment=evaluator.environment, secret_seed=evaluator.secret_seed,
+        environment=run_env, secret_seed=evaluator.secret_seed,
     )
     return run_id
 
@@ -217,12 +219,11 @@ def _phase_totals(evaluations: list[Evaluation]) -> dict[str, float]:
 class _Writer:
     """Evaluates one pair (or serves it from the store's cache), stores it at once, and reports progress."""
 
-    def __init__(
-        self, store: Store, run_id: str, environment: dict[str, Any], timing: Any, total: int,
-        progress: TextIO | None, use_cache: bool,
-    ) -> None:
-        self._store, self._run_id, self._environment, self._timing = store, run_id, environment, timing
+    def __init__(self, store: Store, run_id: str, total: int, progress: TextIO | None, use_cache: bool) -> None:
+        self._store, self._run_id = store, run_id
         self._total = total
+        self._passed = 0
+        self._bar = _ProgressBar(progress) if progress is not None and progress.isatty() and total > 1 else None
         self._done = 0
         self.served = 0
         self._progress = progress
@@ -231,7 +232,8 @@ class _Writer:
 
     def evaluate(self, evaluator: Evaluator, task: Task, candidate: Candidate) -> Evaluation | None:
         """The fresh Evaluation, or None when the store already had the same work."""
-        key = cache_key(candidate.hash, task.version, self._environment, self._timing)
+        timing = evaluator.timing.to_json() if evaluator.device == "cuda" and evaluator.timing else None
+        key = cache_key(candidate.hash, task.version, evaluator.environment, timing)
         hit = self._store.cached(key) if self._use_cache and candidate.code is not None else None
         if hit is not None:
             source_run, row = hit
@@ -248,12 +250,35 @@ class _Writer:
         with self._lock:
             self._done += 1
             self.served += bool(note)
+            self._passed += row["status"] == "PASSED"
             message = f" - {row['message'][:120]}" if row["message"] else ""
-            _say(
-                self._progress,
-                f"[{self._done}/{self._total}] {row['task']:28s} {row['status']:16s} "
-                f"{row['elapsed_s']:6.1f}s  {row['candidate']}{note}{message}",
-            )
+            line = (f"[{self._done}/{self._total}] {row['task']:28s} {row['status']:16s} "
+                    f"{row['elapsed_s']:6.1f}s  {row['candidate']}{note}{message}")
+            if self._bar is None:
+                _say(self._progress, line)
+                return
+            self._bar.show(line, f"{self._done}/{self._total} done, {self._passed} passed", self._done, self._total)
+
+
+class _ProgressBar:
+    """A status line kept at the bottom of a terminal: done/total, passes so far and the time left, redrawn after
+    each evaluation's log line. Only on a TTY; elsewhere (CI, files) the log lines alone are written."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self._start = time.monotonic()
+
+    def show(self, line: str, status: str, done: int, total: int) -> None:
+        elapsed = time.monotonic() - self._start
+        left = elapsed / done * (total - done) if done else 0.0
+        width = 24
+        filled = int(width * done / total) if total else width
+        bar = "#" * filled + "-" * (width - filled)
+        eta = f"{int(left // 60)}:{int(left % 60):02d} left" if done < total else f"{elapsed:.0f}s"
+        self._stream.write(f"\r\033[K{line}\n[{bar}] {status}, {eta}")
+        if done >= total:
+            self._stream.write("\n")
+        self._stream.flush()
 
 
 def _say(stream: TextIO | None, line: str) -> None:

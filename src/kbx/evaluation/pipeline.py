@@ -31,7 +31,15 @@ from kbx.evaluation.verdict import Comparison
 from kbx.status import Status
 from kbx.tasks.spec import Task
 
-_GPU_LOCK = threading.Lock()
+_GPU_LOCKS: dict[str | None, threading.Lock] = {}
+"""One lock per GPU (keyed by its `CUDA_VISIBLE_DEVICES` entry, None for "as the environment says"), held by a
+candidate's whole performance stage: evaluators of one process never time on the same GPU at once."""
+_GPU_LOCKS_GUARD = threading.Lock()
+
+
+def gpu_lock(gpu: str | None) -> threading.Lock:
+    with _GPU_LOCKS_GUARD:
+        return _GPU_LOCKS.setdefault(gpu, threading.Lock())
 """Held through a candidate's whole performance stage: timings on one GPU never overlap (one GPU per process)."""
 
 DEFAULT_TIMEOUT_S = {"cpu": 600.0, "cuda": 300.0}
@@ -47,9 +55,13 @@ class Evaluator:
         limits: Limits | None = None,
         secret_seed: int | None = None,
         timing: TimingSettings | None = TimingSettings(),  # noqa: B008 - frozen, so one shared default is safe
+        gpu: str | None = None,
     ) -> None:
-        """`timing`: how the performance stage measures on a GPU; None skips the stage (correctness only)."""
-        self._trusted = TrustedWorker(device)
+        """`timing`: how the performance stage measures on a GPU; None skips the stage (correctness only).
+        `gpu`: pin the trusted worker and every candidate worker to this one GPU (a `CUDA_VISIBLE_DEVICES`
+        entry); None uses the devices the environment makes visible."""
+        self.gpu = gpu
+        self._trusted = TrustedWorker(device, gpu)
         self.device = self._trusted.device
         self.environment = self._trusted.environment
         self.limits = limits or Limits(timeout_s=DEFAULT_TIMEOUT_S[self.device])
@@ -115,7 +127,9 @@ class Evaluator:
         stage = self._performance_stage(task, job_dir, passed_every_case)
         conversation = Conversation(cases, judge_case, job_dir, stage, extra.index if extra else None)
         try:
-            run = run_worker(task.path, candidate.code, self.device, self.limits, job_dir, conversation.on_event)
+            run = run_worker(
+                task.path, candidate.code, self.device, self.limits, job_dir, conversation.on_event, self.gpu
+            )
         finally:
             if stage is not None:
                 stage.close()
@@ -147,7 +161,7 @@ class Evaluator:
             return None if failed is None else f"{failed.status.value}: {failed.message}"
 
         return PerformanceStage(
-            task, self.secret_seed, self._trusted.request, self._trusted_lock, _GPU_LOCK, judge, job_dir,
+            task, self.secret_seed, self._trusted.request, self._trusted_lock, gpu_lock(self.gpu), judge, job_dir,
             self.timing, ready,
         )
 

@@ -71,9 +71,12 @@ OnEvent = Callable[[dict[str, Any]], str | None]
 pipe (a JSON command or "stop"), or None to send nothing. Its time is not charged to the candidate's limit."""
 
 
-def run_worker(task_dir: Path, code: str, device: str, limits: Limits, job_dir: Path, on_event: OnEvent) -> WorkerRun:
+def run_worker(
+    task_dir: Path, code: str, device: str, limits: Limits, job_dir: Path, on_event: OnEvent, gpu: str | None = None
+) -> WorkerRun:
     """Start a candidate worker and wait for it, killing it at the time limit. The worker learns its work one
-    command at a time from `on_event`'s replies, so nothing it can read tells it what comes next.
+    command at a time from `on_event`'s replies, so nothing it can read tells it what comes next. `gpu`: the one
+    GPU (a `CUDA_VISIBLE_DEVICES` entry) the worker may see; None leaves the visible devices as they are.
 
     Raises:
         Exception: whatever `on_event` raised (a harness bug); the worker is killed first.
@@ -102,7 +105,7 @@ def run_worker(task_dir: Path, code: str, device: str, limits: Limits, job_dir: 
         proc = subprocess.Popen(
             [sys.executable, "-I", "-u", "-c", _bootstrap(), str(spec_file)],
             cwd=cwd,
-            env=_scrubbed_env(cwd, device),
+            env=_scrubbed_env(cwd, device, gpu),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
@@ -139,9 +142,11 @@ def _bootstrap() -> str:
     )
 
 
-def _scrubbed_env(cwd: Path, device: str) -> dict[str, str]:
+def _scrubbed_env(cwd: Path, device: str, gpu: str | None = None) -> dict[str, str]:
     env = {k: os.environ[k] for k in _KEEP_ENV if k in os.environ}
     env.update(HOME=str(cwd), TMPDIR=str(cwd), TRITON_CACHE_DIR=str(cwd / ".triton"))
+    if gpu is not None:
+        env["CUDA_VISIBLE_DEVICES"] = gpu
     if device == "cpu":
         env.update(TRITON_INTERPRET="1", CUDA_VISIBLE_DEVICES="", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
     return env

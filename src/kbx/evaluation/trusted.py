@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import os
 import traceback
 from collections import OrderedDict
 from multiprocessing.connection import Connection
@@ -28,10 +29,11 @@ _IDLE_BYTES = 1 << 30
 class TrustedWorker:
     """Handle on the trusted process; requests are synchronous."""
 
-    def __init__(self, device: str = "auto") -> None:
+    def __init__(self, device: str = "auto", gpu: str | None = None) -> None:
+        """`gpu`: the one GPU (a `CUDA_VISIBLE_DEVICES` entry) the worker uses; None: as the environment says."""
         ctx = multiprocessing.get_context("spawn")
         self._conn, child = ctx.Pipe()
-        self._process = ctx.Process(target=_serve, args=(child, device), name="kbx-trusted", daemon=True)
+        self._process = ctx.Process(target=_serve, args=(child, device, gpu), name="kbx-trusted", daemon=True)
         self._process.start()
         child.close()
         hello = self.request("hello", {})
@@ -66,7 +68,9 @@ class TrustedWorker:
         self._conn.close()
 
 
-def _serve(conn: Connection, device: str) -> None:
+def _serve(conn: Connection, device: str, gpu: str | None = None) -> None:
+    if gpu is not None:  # before CUDA initialises in this process
+        os.environ["CUDA_VISIBLE_DEVICES"] = gpu
     state = _State(device)
     while True:
         try:

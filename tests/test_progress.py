@@ -1,0 +1,38 @@
+import io
+
+from kbx.runner import _ProgressBar, _Writer
+
+
+class _Tty(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def _row(status="PASSED"):
+    return {"task": "relu", "status": status, "elapsed_s": 1.0, "candidate": "a.py", "message": ""}
+
+
+def test_a_terminal_gets_a_status_line_with_passes_and_time_left():
+    stream = _Tty()
+    bar = _ProgressBar(stream)
+    bar.show("[1/4] relu PASSED", "1/4 done, 1 passed", 1, 4)
+    text = stream.getvalue()
+    assert text.startswith("\r\x1b[K[1/4] relu PASSED\n[######")
+    assert "1/4 done, 1 passed" in text and "left" in text
+
+
+def test_ci_and_files_get_log_lines_only():
+    stream = io.StringIO()
+    writer = _Writer(store=None, run_id="r", total=3, progress=stream, use_cache=False)
+    writer._report(_row(), "")
+    writer._report(_row("MISMATCH"), "")
+    lines = stream.getvalue().splitlines()
+    assert len(lines) == 2 and lines[0].startswith("[1/3] relu") and "\r" not in stream.getvalue()
+
+
+def test_the_bar_counts_passes():
+    stream = _Tty()
+    writer = _Writer(store=None, run_id="r", total=2, progress=stream, use_cache=False)
+    writer._report(_row(), "")
+    writer._report(_row("MISMATCH"), "")
+    assert "2/2 done, 1 passed" in stream.getvalue() and stream.getvalue().endswith("\n")
