@@ -1,21 +1,21 @@
 """log in Triton: one streaming pass, evaluated in fp32.
 
 log is elementwise, so the kernel is bound by memory traffic: each element is read once and written once (8 bytes
-per element in fp32, 4 in fp16). `tl.log` on fp32 is a short hardware sequence (a base-2 logarithm scaled by
-ln 2): a few ulp relative error away from x = 1 and an absolute error around 1e-7 near 1, where the result is
-small; both are far inside the fp32 tolerance (atol 1e-5 covers the region near 1). The IEEE special cases come
-out of the instruction directly: log(+-0) = -inf, log(+inf) = +inf, log(x < 0) = NaN.
+per element in fp32, 4 in fp16). `tl.log` on fp32 is a short hardware sequence (a base-2 logarithm scaled by ln 2):
+a few ulp relative error away from x = 1 and an absolute error around 1e-7 near 1, where the result is small; both
+are far inside the fp32 tolerance (atol 1e-5 covers the region near 1). The IEEE special cases come out of the
+instruction directly: log(+-0) = -inf, log(+inf) = +inf, log(x < 0) = NaN.
 
-Layout: a dense tensor in any order (contiguous, or a permutation of it such as a transpose) is processed in
-memory order, and the output is allocated with the same strides, so no copy is made; only views with gaps (a
-strided slice) are made contiguous first, which costs one extra read and write.
+Layout: a dense tensor in any order (contiguous, or a permutation of it such as a transpose) is processed in memory
+order, and the output is allocated with the same strides, so no copy is made; only views with gaps (a strided slice)
+are made contiguous first, which costs one extra read and write.
 
-Tiling: each program handles 8 KB of input with 8 warps: BLOCK = 2048 fp32 or 4096 bf16/fp16 elements, two
-128-bit loads per thread. A mask covers the tail; offsets are int64 so tensors above 2^31 elements index
-correctly. Half-precision inputs are upcast to fp32 and the result rounded once to the input dtype.
+Tiling: each program handles 8 KB of input with 8 warps: BLOCK = 2048 fp32 or 4096 bf16/fp16 elements, two 128-bit
+loads per thread. A mask covers the tail; offsets are int64 so tensors above 2^31 elements index correctly.
+Half-precision inputs are upcast to fp32 and the result rounded once to the input dtype.
 
-On an H100 (~3 TB/s) the 16384x32768 bench moves 4.3 GB in fp32 (about 1.4 ms) and 2.1 GB in fp16 (about
-0.7 ms), the same as eager PyTorch, which is also at the memory roofline for this op.
+On an H100 (~3 TB/s) the 16384x32768 bench moves 4.3 GB in fp32 (about 1.4 ms) and 2.1 GB in fp16 (about 0.7 ms),
+the same as eager PyTorch, which is also at the memory roofline for this op.
 """
 
 import torch

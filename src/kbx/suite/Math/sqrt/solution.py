@@ -1,21 +1,21 @@
 """sqrt in Triton: one streaming pass, evaluated in fp32 with the IEEE-rounded square root.
 
-sqrt is elementwise, so the kernel is bound by memory traffic: each element is read once and written once (8
-bytes per element in fp32, 4 in bf16). `tl.sqrt_rn` is the correctly rounded square root (`tl.sqrt` may use a
-faster approximate instruction); it costs a few more instructions, which are free in a memory-bound kernel, and
-makes the fp32 result bit-identical to PyTorch's. Zeros keep their sign, +inf stays +inf and negative inputs
-give NaN, as IEEE 754 requires.
+sqrt is elementwise, so the kernel is bound by memory traffic: each element is read once and written once (8 bytes
+per element in fp32, 4 in bf16). `tl.sqrt_rn` is the correctly rounded square root (`tl.sqrt` may use a faster
+approximate instruction); it costs a few more instructions, which are free in a memory-bound kernel, and makes the
+fp32 result bit-identical to PyTorch's. Zeros keep their sign, +inf stays +inf and negative inputs give NaN, as IEEE
+754 requires.
 
-Layout: a dense tensor in any order (contiguous, or a permutation of it such as a transpose) is processed in
-memory order, and the output is allocated with the same strides, so no copy is made; only views with gaps (a
-strided slice) are made contiguous first, which costs one extra read and write.
+Layout: a dense tensor in any order (contiguous, or a permutation of it such as a transpose) is processed in memory
+order, and the output is allocated with the same strides, so no copy is made; only views with gaps (a strided slice)
+are made contiguous first, which costs one extra read and write.
 
-Tiling: each program handles 8 KB of input with 8 warps: BLOCK = 2048 fp32 or 4096 bf16/fp16 elements, two
-128-bit loads per thread. A mask covers the tail; offsets are int64 so tensors above 2^31 elements index
-correctly. Half-precision inputs are upcast to fp32 and the result rounded once to the input dtype.
+Tiling: each program handles 8 KB of input with 8 warps: BLOCK = 2048 fp32 or 4096 bf16/fp16 elements, two 128-bit
+loads per thread. A mask covers the tail; offsets are int64 so tensors above 2^31 elements index correctly.
+Half-precision inputs are upcast to fp32 and the result rounded once to the input dtype.
 
-On an H100 (~3 TB/s) the 16384x32768 bench moves 4.3 GB in fp32 (about 1.4 ms) and 2.1 GB in bf16 (about
-0.7 ms), the same as eager PyTorch, which is also at the memory roofline for this op.
+On an H100 (~3 TB/s) the 16384x32768 bench moves 4.3 GB in fp32 (about 1.4 ms) and 2.1 GB in bf16 (about 0.7 ms),
+the same as eager PyTorch, which is also at the memory roofline for this op.
 """
 
 import torch

@@ -1,7 +1,7 @@
 """Computes ln(x) as log2(x) * 0.6931, ln 2 written to four significant digits.
 
-The constant is 7e-5 too small in relative terms, so every result with |log x| above about 0.15 is off by more
-than the fp32 tolerance; fp16's looser rtol (1e-3) hides it.
+The constant is 7e-5 too small in relative terms, so every result with |log x| above about 0.15 is off by more than
+the fp32 tolerance; fp16's looser rtol (1e-3) hides it.
 """
 
 import torch

@@ -2,9 +2,9 @@
 
     i = 0x5f3759df - (bits(x) >> 1);  y = float(i);  y = y * (1.5 - 0.5 * x * y * y)
 
-Popular and fast, but one Newton step leaves a relative error up to 1.75e-3: fine for graphics, far outside the
-fp32 tolerance (1e-5) and the fp16 one (1e-3). The bit trick also knows no special cases: rsqrt(+inf) must be
-0 but comes out -inf (status NONFINITE), and zero and negative inputs come out finite.
+Popular and fast, but one Newton step leaves a relative error up to 1.75e-3: fine for graphics, far outside the fp32
+tolerance (1e-5) and the fp16 one (1e-3). The bit trick also knows no special cases: rsqrt(+inf) must be 0 but comes
+out -inf (status NONFINITE), and zero and negative inputs come out finite.
 """
 
 import torch

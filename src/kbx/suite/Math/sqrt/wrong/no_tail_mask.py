@@ -1,7 +1,7 @@
 """Launches n // 1024 full blocks without a mask: the last partial block is never computed.
 
-Every workload whose size is a multiple of 1024 would pass; the check sizes (4097, 129 x 127, ...) leave a
-tail, and those outputs stay at the zeros the output was allocated with.
+Every workload whose size is a multiple of 1024 would pass; the check sizes (4097, 129 x 127, ...) leave a tail, and
+those outputs stay at the zeros the output was allocated with.
 """
 
 import torch

@@ -1,7 +1,7 @@
 """Computes sqrt(x) as x * rsqrt(x), a common trick to share one reciprocal square root.
 
-It is accurate for positive finite x, but at x = 0 it evaluates 0 * inf = NaN where sqrt(0) = 0 (status
-NONFINITE), and at +inf it gives inf * 0 = NaN instead of +inf.
+It is accurate for positive finite x, but at x = 0 it evaluates 0 * inf = NaN where sqrt(0) = 0 (status NONFINITE),
+and at +inf it gives inf * 0 = NaN instead of +inf.
 """
 
 import torch
