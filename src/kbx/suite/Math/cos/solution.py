@@ -7,9 +7,9 @@ Accuracy: `tl.cos` may compile to the hardware's fast cos approximation, whose e
 promised on [-pi, pi] and grows with |x| outside it. So the kernel reduces the argument itself first: k = round(x /
 2 pi), r = x - k * 2 pi with 2 pi split into three fp32 constants (Cody-Waite) and fused multiply-adds, which keeps
 r within about one ulp of the exact reduced argument for |x| up to about 2.5e4 (the inputs reach 400). The result is
-then good to about 1e-6 absolute on the GPU, a tenth of the fp32 tolerance; on the CPU interpreter it measured
-1.2e-7 (about 1% of it). Much larger |x| would need a Payne-Hanek reduction; no workload goes there. The reduction
-costs about ten FLOPs per element, free next to the memory traffic.
+then good to about 1e-6 absolute on the GPU, a tenth of the fp32 tolerance; on the CPU interpreter it measured about
+1e-7 (1% of it). Much larger |x| would need a Payne-Hanek reduction; no workload goes there. The reduction costs
+about ten FLOPs per element, free next to the memory traffic.
 
 Layout: a dense tensor in any order (contiguous, or a permutation of it such as a transpose) is processed in memory
 order, and the output is allocated with the same strides, so no copy is made; only views with gaps (a strided slice)
