@@ -6,7 +6,7 @@ three compile-time variants, the way PyTorch special-cases common exponents:
 
 - integer e (|e| <= 16): binary exponentiation, x^n with about log2(n) multiplies, each rounding once. It is exact
   in sign for negative bases (which exp(e log x) would turn into NaN), x^2 = x * x and x^3 = x * (x * x) match
-  PyTorch bit for bit, and x^0 = 1 even for NaN, as in PyTorch.
+  PyTorch's fp32 results bit for bit, and x^0 = 1 even for NaN, as in PyTorch.
 - half-integer e (|e| <= 16): x^n * sqrt(x), with the IEEE-rounded square root; negative bases give NaN through
   the square root, as they must.
 - anything else: 2^(e log2 |x|), NaN for finite negative bases, with 0 and +-inf handled by the IEEE rules of log2
