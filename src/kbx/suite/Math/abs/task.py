@@ -2,12 +2,12 @@
 
     abs(x) = |x|;  abs(-0) = +0, abs(+-inf) = +inf, abs(NaN) = NaN
 
-Mirrors `torch.abs(input)`. The output has the input's shape and dtype. abs only clears the sign bit, so the
-result is exact in every dtype and the contract is `exact` (NaN matches NaN, and -0 compares equal to +0).
+Mirrors `torch.abs(input)`. The output has the input's shape and dtype. abs only clears the sign bit, so the result
+is exact in every dtype and the contract is `exact` (NaN matches NaN, and -0 compares equal to +0).
 
 Inputs mix a normal body with an offset (both signs), huge and tiny magnitudes (a quarter of the dtype's largest
-value and four times its smallest normal value, where squaring overflows or underflows), negative zeros, +-inf
-and NaN, in contiguous and non-contiguous layouts.
+value and four times its smallest normal value, where squaring overflows or underflows), negative zeros, +-inf and
+NaN, in contiguous and non-contiguous layouts.
 """
 
 import torch
@@ -27,7 +27,7 @@ TASK = {
         {"name": "check_tail", "role": "check", "params": {"shape": [4097]}},
         {"name": "check_2d_t", "role": "check", "params": {"shape": [129, 127], "layout": "transposed"}},
         {"name": "check_3d_strided", "role": "check", "params": {"shape": [3, 33, 65], "layout": "strided"}},
-        {"name": "bench", "role": "bench", "params": {"shape": [16384, 32768]}},
+        {"name": "bench", "role": "bench", "params": {"shape": [24576, 32768]}},
     ],
 }
 
