@@ -3,12 +3,12 @@
     sign(x) = (0 < x) - (x < 0):  1 for x > 0, -1 for x < 0, 0 for x = +-0, and 0 for NaN
 
 Mirrors `torch.sign(input)`, including its NaN rule: PyTorch evaluates the two comparisons above, both false for
-NaN, so sign(NaN) = 0 (not NaN) on CPU and GPU alike. The output has the input's shape and dtype and is exact,
-so the contract is `exact`.
+NaN, so sign(NaN) = 0 (not NaN) on CPU and GPU alike. The output has the input's shape and dtype and is exact, so
+the contract is `exact`.
 
-Inputs mix a normal body with an offset (both signs), a tenth exact zeros, tiny magnitudes (four times the
-smallest normal value, whose sign must survive), huge ones (a quarter of the dtype's largest value), negative
-zeros, +-inf and NaN, in contiguous and non-contiguous layouts.
+Inputs mix a normal body with an offset (both signs), a tenth exact zeros, tiny magnitudes (four times the smallest
+normal value, whose sign must survive), huge ones (a quarter of the dtype's largest value), negative zeros, +-inf
+and NaN, in contiguous and non-contiguous layouts.
 """
 
 import torch
@@ -28,7 +28,7 @@ TASK = {
         {"name": "check_tail", "role": "check", "params": {"shape": [4097]}},
         {"name": "check_2d_t", "role": "check", "params": {"shape": [129, 127], "layout": "transposed"}},
         {"name": "check_3d_strided", "role": "check", "params": {"shape": [3, 33, 65], "layout": "strided"}},
-        {"name": "bench", "role": "bench", "params": {"shape": [16384, 32768]}},
+        {"name": "bench", "role": "bench", "params": {"shape": [24576, 32768]}},
     ],
 }
 
