@@ -34,7 +34,7 @@ TASK = {
         {"name": "check_only_max_strided", "role": "check",
          "params": {"shape": [3, 33, 65], "max": 0.3, "layout": "strided"}},
         {"name": "check_min_above_max", "role": "check", "params": {"shape": [129, 127], "min": 1.0, "max": -1.0}},
-        {"name": "bench", "role": "bench", "params": {"shape": [16384, 32768], "min": -1.0, "max": 1.0}},
+        {"name": "bench", "role": "bench", "params": {"shape": [24576, 32768], "min": -1.0, "max": 1.0}},
     ],
 }
 
