@@ -34,7 +34,7 @@ TASK = {
         {"name": "check_posinf_only_strided", "role": "check",
          "params": {"shape": [3, 33, 65], "posinf": 7.0, "layout": "strided"}},
         {"name": "check_nan_neginf", "role": "check", "params": {"shape": [129, 127], "nan": -2.0, "neginf": -7.0}},
-        {"name": "bench", "role": "bench", "params": {"shape": [16384, 32768]}},
+        {"name": "bench", "role": "bench", "params": {"shape": [24576, 32768]}},
     ],
 }
 
