@@ -11,6 +11,8 @@ body, exact integers (frac 0), values in (-1, 1), large magnitudes from 1024 up 
 non-contiguous layouts.
 """
 
+import math
+
 import torch
 
 from kbx.tasks import inputs, sizes
@@ -29,7 +31,7 @@ TASK = {
         {"name": "check_tail", "role": "check", "params": {"shape": [4097]}},
         {"name": "check_2d_t", "role": "check", "params": {"shape": [129, 127], "layout": "transposed"}},
         {"name": "check_3d_strided", "role": "check", "params": {"shape": [3, 33, 65], "layout": "strided"}},
-        {"name": "bench", "role": "bench", "params": {"shape": [16384, 32768]}},
+        {"name": "bench", "role": "bench", "params": {"shape": [24576, 32768]}},
     ],
 }
 
@@ -42,20 +44,33 @@ def make_inputs(workload, dtype, generator):
     p = workload.params
     shape = p["shape"]
     largest = 1e30 if dtype == "float32" else torch.finfo(inputs.torch_dtype(dtype)).max
+    high = math.log2(largest) - 0.01
     pick = inputs.uniform(shape, 0.0, 1.0, "float32", generator)
-    x = inputs.uniform(shape, -1000.0, 1000.0, "float64", generator)
-    body = inputs.randn(shape, "float64", generator, scale=3.0)
-    integers = inputs.randint(-1000, 1001, shape, generator).double()
-    unit = inputs.uniform(shape, -1.0, 1.0, "float64", generator)
-    signs = torch.where(inputs.uniform(shape, 0.0, 1.0, "float32", generator) < 0.5, -1.0, 1.0).double()
-    exponent = inputs.uniform(shape, 0.0, 1.0, "float64", generator)
-    huge = signs * 2.0 ** (10.0 + exponent * (torch.tensor(largest).log2().item() - 10.0))
-    x = torch.where(pick < 0.2, body, x)
-    x = torch.where((pick >= 0.2) & (pick < 0.3), integers, x)
-    x = torch.where((pick >= 0.3) & (pick < 0.4), unit, x)
-    x = torch.where((pick >= 0.4) & (pick < 0.5), huge, x)
+    x = inputs.uniform(shape, -1000.0, 1000.0, "float32", generator)
+    x = mix(x, pick, [
+        (0.0, 0.2, lambda: inputs.randn(shape, "float32", generator, scale=3.0)),
+        (0.2, 0.3, lambda: inputs.randint(-1000, 1001, shape, generator).float()),
+        (0.3, 0.4, lambda: inputs.uniform(shape, -1.0, 1.0, "float32", generator)),
+        (0.4, 0.5, lambda: random_signs(shape, generator) * 2.0 ** inputs.uniform(shape, 10.0, high, "float32",
+                                                                                    generator)),
+    ])
     x = with_specials(x.to(inputs.torch_dtype(dtype)), pick, [float("inf"), float("-inf"), float("nan"), -0.0])
     return {"input": inputs.layout(x, p.get("layout", "contiguous"))}
+
+
+def mix(x, pick, parts):
+    """x with the elements whose `pick` lies in [low, high) replaced by make(), for each (low, high, make) in turn.
+
+    Only one part's values are alive at a time, which keeps bench-sized inputs light on memory.
+    """
+    for low, high, make in parts:
+        x = torch.where((pick >= low) & (pick < high), make(), x)
+    return x
+
+
+def random_signs(shape, generator):
+    """+1.0 or -1.0 with equal odds (fp32)."""
+    return torch.where(inputs.uniform(shape, 0.0, 1.0, "float32", generator) < 0.5, -1.0, 1.0)
 
 
 def with_specials(x, pick, values, share=1e-3):
