@@ -30,7 +30,7 @@ TASK = {
         {"name": "check_tail", "role": "check", "params": {"shape": [4097]}},
         {"name": "check_2d_t", "role": "check", "params": {"shape": [129, 127], "layout": "transposed"}},
         {"name": "check_3d_strided", "role": "check", "params": {"shape": [3, 33, 65], "layout": "strided"}},
-        {"name": "bench", "role": "bench", "params": {"shape": [16384, 32768]}},
+        {"name": "bench", "role": "bench", "params": {"shape": [24576, 32768]}},
     ],
 }
 
@@ -43,18 +43,32 @@ def make_inputs(workload, dtype, generator):
     p = workload.params
     shape = p["shape"]
     pick = inputs.uniform(shape, 0.0, 1.0, "float32", generator)
-    signs = torch.where(inputs.uniform(shape, 0.0, 1.0, "float32", generator) < 0.5, -1.0, 1.0).double()
-    x = inputs.randn(shape, "float64", generator, scale=2.0)
-    wide = inputs.uniform(shape, -5.0, 5.0, "float64", generator)
-    band = signs * inputs.uniform(shape, 0.3, 1.2, "float64", generator)
-    tiny = signs * 10.0 ** inputs.uniform(shape, -30.0, 0.0, "float64", generator)
-    huge = signs * 10.0 ** inputs.uniform(shape, 0.0, 30.0, "float64", generator)
-    x = torch.where((pick >= 0.3) & (pick < 0.5), wide, x)
-    x = torch.where((pick >= 0.5) & (pick < 0.65), band, x)
-    x = torch.where((pick >= 0.65) & (pick < 0.8), tiny, x)
-    x = torch.where(pick >= 0.8, huge, x)
+    x = inputs.randn(shape, "float32", generator, scale=2.0)
+    x = mix(x, pick, [
+        (0.3, 0.5, lambda: inputs.uniform(shape, -5.0, 5.0, "float32", generator)),
+        (0.5, 0.65, lambda: random_signs(shape, generator) * inputs.uniform(shape, 0.3, 1.2, "float32", generator)),
+        (0.65, 0.8, lambda: random_signs(shape, generator) * 10.0 ** inputs.uniform(shape, -30.0, 0.0, "float32",
+                                                                                      generator)),
+        (0.8, 1.0, lambda: random_signs(shape, generator) * 10.0 ** inputs.uniform(shape, 0.0, 30.0, "float32",
+                                                                                     generator)),
+    ])
     x = with_specials(x.to(inputs.torch_dtype(dtype)), pick, [float("inf"), float("-inf"), float("nan"), -0.0])
     return {"input": inputs.layout(x, p.get("layout", "contiguous"))}
+
+
+def mix(x, pick, parts):
+    """x with the elements whose `pick` lies in [low, high) replaced by make(), for each (low, high, make) in turn.
+
+    Only one part's values are alive at a time, which keeps bench-sized inputs light on memory.
+    """
+    for low, high, make in parts:
+        x = torch.where((pick >= low) & (pick < high), make(), x)
+    return x
+
+
+def random_signs(shape, generator):
+    """+1.0 or -1.0 with equal odds (fp32)."""
+    return torch.where(inputs.uniform(shape, 0.0, 1.0, "float32", generator) < 0.5, -1.0, 1.0)
 
 
 def with_specials(x, pick, values, share=1e-3):
