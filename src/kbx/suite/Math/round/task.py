@@ -46,22 +46,34 @@ def reference(input, decimals=0):
 def make_inputs(workload, dtype, generator):
     p = workload.params
     shape, decimals = p["shape"], p.get("decimals", 0)
-    pick = inputs.uniform(shape, 0.0, 1.0, "float32", generator)
-    k = inputs.randint(-1000, 1001, shape, generator).double()
     scale = 10.0 ** -decimals  # the spacing the rounding snaps to
-    ties = (k + 0.5) * scale
-    x = inputs.uniform(shape, -1000.0, 1000.0, "float64", generator) * scale
-    body = inputs.randn(shape, "float64", generator, scale=3.0) * scale
-    signs = torch.where(inputs.uniform(shape, 0.0, 1.0, "float32", generator) < 0.5, -1.0, 1.0).double()
-    huge = signs * 2.0 ** inputs.uniform(shape, 23.0, 99.0, "float64", generator)
-    unit = inputs.uniform(shape, -1.0, 1.0, "float64", generator) * scale
-    x = torch.where(pick < 0.3, ties, x)
-    x = torch.where((pick >= 0.5) & (pick < 0.7), body, x)
-    x = torch.where((pick >= 0.7) & (pick < 0.75), huge, x)
-    x = torch.where((pick >= 0.75) & (pick < 0.85), unit, x)
+    pick = inputs.uniform(shape, 0.0, 1.0, "float32", generator)
+    x = inputs.uniform(shape, -1000.0, 1000.0, "float32", generator) * scale
+    x = mix(x, pick, [
+        (0.0, 0.3, lambda: (inputs.randint(-1000, 1001, shape, generator).float() + 0.5) * scale),  # ties
+        (0.5, 0.7, lambda: inputs.randn(shape, "float32", generator, scale=3.0) * scale),
+        (0.7, 0.75, lambda: random_signs(shape, generator) * 2.0 ** inputs.uniform(shape, 23.0, 99.0, "float32",
+                                                                                     generator)),
+        (0.75, 0.85, lambda: inputs.uniform(shape, -1.0, 1.0, "float32", generator) * scale),
+    ])
     x = with_specials(x.to(inputs.torch_dtype(dtype)), pick,
                       [0.5, -0.5, 1.5, -2.5, float("inf"), float("-inf"), float("nan"), -0.0], share=2e-3)
     return {"input": inputs.layout(x, p.get("layout", "contiguous")), "decimals": decimals}
+
+
+def mix(x, pick, parts):
+    """x with the elements whose `pick` lies in [low, high) replaced by make(), for each (low, high, make) in turn.
+
+    Only one part's values are alive at a time, which keeps bench-sized inputs light on memory.
+    """
+    for low, high, make in parts:
+        x = torch.where((pick >= low) & (pick < high), make(), x)
+    return x
+
+
+def random_signs(shape, generator):
+    """+1.0 or -1.0 with equal odds (fp32)."""
+    return torch.where(inputs.uniform(shape, 0.0, 1.0, "float32", generator) < 0.5, -1.0, 1.0)
 
 
 def with_specials(x, pick, values, share=1e-3):
