@@ -51,14 +51,23 @@ def make_inputs(workload, dtype, generator):
     low = math.log(info.tiny * info.eps)  # below this exp rounds to 0 (tiny * eps is the smallest subnormal)
     x = inputs.randn(shape, dtype, generator, scale=3.0, offset=0.5)
     pick = inputs.uniform(shape, 0.0, 1.0, "float32", generator)
-    near_overflow = inputs.uniform(shape, high - 4.0, high + 1.0, dtype, generator)
-    near_underflow = inputs.uniform(shape, low - 4.0, low + 10.0, dtype, generator)
-    wide = inputs.uniform(shape, -high, high, dtype, generator)
-    x = torch.where(pick < 0.15, near_overflow, x)
-    x = torch.where((pick >= 0.15) & (pick < 0.3), near_underflow, x)
-    x = torch.where((pick >= 0.3) & (pick < 0.45), wide, x)
+    x = mix(x, pick, [
+        (0.0, 0.15, lambda: inputs.uniform(shape, high - 4.0, high + 1.0, dtype, generator)),
+        (0.15, 0.3, lambda: inputs.uniform(shape, low - 4.0, low + 10.0, dtype, generator)),
+        (0.3, 0.45, lambda: inputs.uniform(shape, -high, high, dtype, generator)),
+    ])
     x = with_specials(x, pick, [float("inf"), float("-inf"), float("nan")])
     return {"input": inputs.layout(x, p.get("layout", "contiguous"))}
+
+
+def mix(x, pick, parts):
+    """x with the elements whose `pick` lies in [low, high) replaced by make(), for each (low, high, make) in turn.
+
+    Only one part's values are alive at a time, which keeps bench-sized inputs light on memory.
+    """
+    for low, high, make in parts:
+        x = torch.where((pick >= low) & (pick < high), make(), x)
+    return x
 
 
 def with_specials(x, pick, values, share=1e-3):
