@@ -1,0 +1,89 @@
+"""Round to the nearest integer, or to a number of decimal places, with ties to even; elementwise.
+
+    round(x, 0) = the integer nearest x, ties to the even one (2.5 -> 2, 3.5 -> 4, -0.5 -> -0)
+    round(x, d) = rint(x * 10^d) / 10^d for d > 0,  rint(x / 10^-d) * 10^-d for d < 0  (fp32 operations)
+
+Mirrors `torch.round(input, decimals=0)`. The output has the input's shape and dtype; +-inf and NaN pass through.
+With d != 0 PyTorch's result is defined by those fp32 operations (x * 10^d rounds before rint, the division is
+IEEE), so it is reproducible exactly and the contract is `exact`.
+
+Only fp32 is used: for fp16 and bf16 with d != 0, PyTorch's CUDA kernel rounds x * 10^d to the half type before rint
+while its CPU kernel does not, so no single answer exists across devices. Inputs: exact ties k + 0.5 for integers k
+of both parities, a uniform spread over [-1000, 1000], a normal body, values from 2^23 to 1e30 (already integers),
+values in (-1, 1) including +-0.5, +-inf, NaN and -0; with d = 2 decimal-looking values k / 100 + 0.005, with d = -1
+tens-ties 10 k + 5; in contiguous and non-contiguous layouts.
+"""
+
+import torch
+
+from kbx.tasks import inputs, sizes
+
+TASK = {
+    "name": "round",
+    "category": "Math",
+    "level": 1,
+    "signature": "(input, decimals=0)",
+    "dtypes": ["float32"],
+    "forbidden": ["round", "rint", "nearbyint", "floor", "ceil", "trunc", "fix", "frac", "fmod", "remainder",
+                  "floor_divide", "special_round"],
+    "contract": {"kind": "exact"},
+    "workloads": [
+        {"name": "smoke", "role": "smoke", "params": {"shape": [1000]}},
+        {"name": "check_tail", "role": "check", "params": {"shape": [4097]}},
+        {"name": "check_2d_t", "role": "check", "params": {"shape": [129, 127], "layout": "transposed"}},
+        {"name": "check_decimals_2_strided", "role": "check",
+         "params": {"shape": [3, 33, 65], "decimals": 2, "layout": "strided"}},
+        {"name": "check_decimals_neg1", "role": "check", "params": {"shape": [129, 127], "decimals": -1}},
+        {"name": "bench", "role": "bench", "params": {"shape": [16384, 32768]}},
+    ],
+}
+
+
+def reference(input, decimals=0):
+    return torch.round(input, decimals=decimals)
+
+
+def make_inputs(workload, dtype, generator):
+    p = workload.params
+    shape, decimals = p["shape"], p.get("decimals", 0)
+    scale = 10.0 ** -decimals  # the spacing the rounding snaps to
+    pick = inputs.uniform(shape, 0.0, 1.0, "float32", generator)
+    x = inputs.uniform(shape, -1000.0, 1000.0, "float32", generator) * scale
+    x = mix(x, pick, [
+        (0.0, 0.3, lambda: (inputs.randint(-1000, 1001, shape, generator).float() + 0.5) * scale),  # ties
+        (0.5, 0.7, lambda: inputs.randn(shape, "float32", generator, scale=3.0) * scale),
+        (0.7, 0.75, lambda: random_signs(shape, generator) * 2.0 ** inputs.uniform(shape, 23.0, 99.0, "float32",
+                                                                                     generator)),
+        (0.75, 0.85, lambda: inputs.uniform(shape, -1.0, 1.0, "float32", generator) * scale),
+    ])
+    x = with_specials(x.to(inputs.torch_dtype(dtype)), pick,
+                      [0.5, -0.5, 1.5, -2.5, float("inf"), float("-inf"), float("nan"), -0.0], share=2e-3)
+    return {"input": inputs.layout(x, p.get("layout", "contiguous")), "decimals": decimals}
+
+
+def mix(x, pick, parts):
+    """x with the elements whose `pick` lies in [low, high) replaced by make(), for each (low, high, make) in turn.
+
+    Only one part's values are alive at a time, which keeps bench-sized inputs light on memory.
+    """
+    for low, high, make in parts:
+        x = torch.where((pick >= low) & (pick < high), make(), x)
+    return x
+
+
+def random_signs(shape, generator):
+    """+1.0 or -1.0 with equal odds (fp32)."""
+    return torch.where(inputs.uniform(shape, 0.0, 1.0, "float32", generator) < 0.5, -1.0, 1.0)
+
+
+def with_specials(x, pick, values, share=1e-3):
+    """x with the elements whose `pick` lies in the top `share * len(values)` replaced by `values`, one share each."""
+    for i, value in enumerate(values):
+        hit = (pick >= 1.0 - share * (i + 1)) & (pick < 1.0 - share * i)
+        x = torch.where(hit, torch.full_like(x, value), x)
+    return x
+
+
+def perturb(workload, rng):
+    # Odd sizes near the published ones (never more elements); decimals and layout stay.
+    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}
