@@ -95,6 +95,9 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=float, help="wall-clock seconds per candidate")
     parser.add_argument("--jobs", type=int, help="candidate workers at once per device")
     parser.add_argument("--gpus", type=int, help="GPUs to spread the work over (default: every visible GPU)")
+    parser.add_argument("--executor", choices=["local", "ray"], default="local",
+                        help="local: this host's GPUs; ray: one actor per GPU of a Ray cluster")
+    parser.add_argument("--ray-address", help="Ray cluster address (default: start a local one)")
     parser.add_argument("--no-cache", action="store_true", help="evaluate even work the store already has")
     _store_option(parser)
     _suite_option(parser)
@@ -156,6 +159,8 @@ def _options(args: argparse.Namespace):  # noqa: ANN202 - RunOptions, imported l
         timeout_s=args.timeout,
         jobs=args.jobs,
         gpus=args.gpus,
+        executor=args.executor,
+        ray_address=args.ray_address,
         suite=args.suite,
         store=args.store,
         use_cache=not args.no_cache,

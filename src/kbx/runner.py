@@ -44,7 +44,11 @@ class RunOptions:
     jobs: int | None = None
     """Concurrent candidate workers per device; default: CPU cores on the CPU, 1 per GPU."""
     gpus: int | None = None
-    """GPUs to spread the work over; default: every visible GPU (one trusted worker each)."""
+    """GPUs to spread the work over; default: every visible GPU (one trusted worker each). With Ray: actors."""
+    executor: str = "local"
+    """`local` (this host) or `ray` (one actor per GPU of a Ray cluster)."""
+    ray_address: str | None = None
+    """The Ray cluster to join (`ray.init(address=...)`); None starts a local one."""
     suite: Path | None = None
     secret_seed: int | None = None
     store: Path | None = None
@@ -147,7 +151,7 @@ def _run(
     with Store(options.store or default_store_path()) as store:
         resumed = store.run(options.resume) if options.resume else None
         secret_seed = store.secret_seed(resumed.run_id) if resumed else options.secret_seed
-        with open_evaluators(options.device, options.gpus, limits, secret_seed) as evaluators:
+        with _evaluators(options, limits, secret_seed) as evaluators:
             setup_s = time.monotonic() - start
             first = evaluators[0]
             run_env = environment(evaluators)
@@ -189,6 +193,18 @@ def _run(
             sink.write(json.dumps(row) + "\n")
     (options.out_dir / "run.json").write_text(json.dumps(run_info, indent=2) + "\n")
     return result
+
+
+def _evaluators(options: RunOptions, limits: Limits | None, secret_seed: int | None) -> Any:
+    """The run's evaluators: local (one per visible GPU, or one on the CPU) or Ray actors."""
+    if options.executor == "local":
+        return open_evaluators(options.device, options.gpus, limits, secret_seed)
+    if options.executor == "ray":
+        from kbx.ray_executor import open_ray_evaluators
+
+        return open_ray_evaluators(options.device, options.gpus, limits, secret_seed, options.ray_address,
+                                   options.suite)
+    raise KbxError(f"unknown executor {options.executor!r}: local or ray")
 
 
 def _open_run(store: Store, resumed: RunInfo | None, evaluator: Evaluator, run_env: dict[str, Any],

@@ -99,7 +99,11 @@ def run_all(
 def describe(evaluators: Sequence[Evaluator]) -> str:
     """`cpu`, `cuda`, or `cuda on GPUs 0,1` for the run's banner."""
     pinned = [e.gpu for e in evaluators if e.gpu is not None]
-    return f"{evaluators[0].device} on GPUs {','.join(pinned)}" if pinned else evaluators[0].device
+    if pinned:
+        return f"{evaluators[0].device} on GPUs {','.join(pinned)}"
+    if len(evaluators) > 1:
+        return f"{evaluators[0].device} x {len(evaluators)} evaluators"
+    return evaluators[0].device
 
 
 def environment(evaluators: Sequence[Evaluator]) -> dict[str, Any]:
