@@ -59,7 +59,13 @@ def test_a_candidate_sleeping_on_the_host_is_timed_slower(timed_evaluator, suite
 
 
 def test_a_content_keyed_cache_never_hits_while_timed(timed_evaluator, suite):
+    # With new values on every timed call the cache misses every time. The fixture keeps every miss, so on the
+    # 2 GiB bench tensors it runs out of memory (seen on an H200, 2026-11-22); where it does not, it must not be
+    # timed faster than the honest solution.
     task = suite["softmax"]
     honest = _candidate_ms(_evaluate_file(timed_evaluator, task, task.path / "solution.py"))
-    cached = _candidate_ms(_evaluate_file(timed_evaluator, task, FIXTURES / "cache_by_content.py"))
+    evaluation = _evaluate_file(timed_evaluator, task, FIXTURES / "cache_by_content.py")
+    if evaluation.status.value == "OUT_OF_MEMORY":
+        return
+    cached = _candidate_ms(evaluation)
     assert all(c > 0.9 * h for c, h in zip(cached, honest)), (cached, honest)

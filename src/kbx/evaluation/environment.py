@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import platform
 import sys
 from typing import Any
@@ -23,6 +24,7 @@ def fingerprint(device: str) -> dict[str, Any]:
     if device == "cuda":
         props = torch.cuda.get_device_properties(0)
         info.update(
+            cuda_visible_devices=os.environ.get("CUDA_VISIBLE_DEVICES"),
             gpu=props.name,
             sm_count=props.multi_processor_count,
             memory_bytes=props.total_memory,
