@@ -6,11 +6,12 @@ loops over window rows (and, channels-last, columns) are runtime loops, so globa
 not unroll. The input is addressed through its own strides (no copy), with int64 addresses (the benches hold
 ~2^30 elements). Sums are fp32, divided once by the window's element count.
 
-- NCHW (contiguous, transposed or strided views): one program per (n, c, oh) output row. Its tile is
-  [BLOCK_OW outputs, BLOCK_KW window columns]: each lane row covers one output's window columns, so a tile
-  row load is a contiguous run of the input row and neighbouring windows are neighbouring runs. The program
-  walks its window's rows, accumulating the tile, and reduces over the window columns at the end. Windows wider
-  than BLOCK_KW (<= 128) are walked in chunks.
+- NCHW (contiguous, transposed or strided views): one program per (n, c, block of BLOCK_O outputs) of one
+  plane. Its tile is [BLOCK_O outputs, BLOCK_KW window columns]: each lane row covers one output's window
+  columns, so a lane row's load is a contiguous run of an input row and neighbouring windows are neighbouring
+  runs. The program walks window rows 0 .. max_kh - 1 (masked per output by its own window height),
+  accumulating the tile, and reduces over the window columns at the end. Windows wider than BLOCK_KW (<= 128)
+  are walked in chunks. ~1024 lanes per program: all 49 outputs of a 64x64 -> 7x7 plane at once.
 - channels-last (NHWC memory, stride 1 along C): one program per (n, oh, ow, BLOCK_C channels). The window is
   the same for all its lanes, so both window loops have scalar bounds and every tap is one contiguous,
   vectorised load of BLOCK_C channels. The output is written channels-last too, as PyTorch returns it.
@@ -26,34 +27,35 @@ import triton.language as tl
 
 
 @triton.jit
-def _pool_nchw_kernel(x_ptr, out_ptr, C, H, W, OH, OW, sx_n, sx_c, sx_h, sx_w,
-                      BLOCK_OW: tl.constexpr, BLOCK_KW: tl.constexpr, MAX_KW: tl.constexpr):
-    pid = tl.program_id(0)  # = (n * C + c) * OH + oh
-    oh = pid % OH
-    plane = pid // OH
+def _pool_nchw_kernel(x_ptr, out_ptr, C, H, W, OH, OW, tiles, max_kh, sx_n, sx_c, sx_h, sx_w,
+                      BLOCK_O: tl.constexpr, BLOCK_KW: tl.constexpr, MAX_KW: tl.constexpr):
+    pid = tl.program_id(0)  # = (n * C + c) * tiles + tile
+    plane = pid // tiles
     n = plane // C
     c = plane % C
+    o = (pid % tiles) * BLOCK_O + tl.arange(0, BLOCK_O)[:, None]  # flat (oh, ow) outputs of the plane
+    o_ok = o < OH * OW
+    oh = o // OW
+    ow = o % OW
     hs = (oh * H) // OH
     he = ((oh + 1) * H + OH - 1) // OH
-
-    ow = tl.arange(0, BLOCK_OW)[:, None]
     ws = (ow * W) // OW
     we = ((ow + 1) * W + OW - 1) // OW
     kw = tl.arange(0, BLOCK_KW)[None, :]
     base = x_ptr + n.to(tl.int64) * sx_n + c.to(tl.int64) * sx_c
 
-    acc = tl.zeros((BLOCK_OW, BLOCK_KW), dtype=tl.float32)
-    row = base + hs.to(tl.int64) * sx_h  # pointer to window row hs, moved down one row per iteration
-    for _ in range(hs, he):
+    acc = tl.zeros((BLOCK_O, BLOCK_KW), dtype=tl.float32)
+    for kh in range(0, max_kh):
+        ih = hs + kh
+        row = base + ih.to(tl.int64) * sx_h
+        row_ok = o_ok & (ih < he)
         for k0 in tl.static_range(0, MAX_KW, BLOCK_KW):
             iw = ws + k0 + kw
-            ok = (ow < OW) & (iw < we)
-            acc += tl.load(row + iw.to(tl.int64) * sx_w, mask=ok, other=0.0).to(tl.float32)
-        row += sx_h
-    count = ((he - hs) * (we - ws)).to(tl.float32)
-    avg = tl.sum(acc, axis=1)[:, None] / count  # (BLOCK_OW, 1)
+            acc += tl.load(row + iw.to(tl.int64) * sx_w, mask=row_ok & (iw < we), other=0.0).to(tl.float32)
+    count = tl.where(o_ok, (he - hs) * (we - ws), 1).to(tl.float32)
+    avg = tl.sum(acc, axis=1)[:, None] / count  # (BLOCK_O, 1)
     # The output is a fresh contiguous (N, C, OH, OW) tensor.
-    tl.store(out_ptr + pid.to(tl.int64) * OW + ow, avg.to(out_ptr.dtype.element_ty), mask=ow < OW)
+    tl.store(out_ptr + plane.to(tl.int64) * OH * OW + o, avg.to(out_ptr.dtype.element_ty), mask=o_ok)
 
 
 @triton.jit
@@ -106,9 +108,11 @@ def adaptive_avg_pool2d(input, output_size):
         return out
 
     out = torch.empty((N, C, OH, OW), dtype=x.dtype, device=x.device)
-    max_kw = -(-W // OW) + 1  # the widest window: ceil(W / OW), plus one when windows overlap
+    max_kh = -(-H // OH) + 1  # the tallest window: ceil(H / OH), plus one when windows overlap
+    max_kw = -(-W // OW) + 1  # the widest window
     BLOCK_KW = min(triton.next_power_of_2(max_kw), 128)
-    BLOCK_OW = triton.next_power_of_2(OW)
-    _pool_nchw_kernel[(N * C * OH,)](x, out, C, H, W, OH, OW, *strides, BLOCK_OW=BLOCK_OW, BLOCK_KW=BLOCK_KW,
-                                     MAX_KW=max_kw, num_warps=4)
+    BLOCK_O = min(triton.next_power_of_2(OH * OW), max(1, 1024 // BLOCK_KW))
+    tiles = triton.cdiv(OH * OW, BLOCK_O)
+    _pool_nchw_kernel[(N * C * tiles,)](x, out, C, H, W, OH, OW, tiles, max_kh, *strides, BLOCK_O=BLOCK_O,
+                                        BLOCK_KW=BLOCK_KW, MAX_KW=max_kw, num_warps=4)
     return out if input.dim() == 4 else out.squeeze(0)
