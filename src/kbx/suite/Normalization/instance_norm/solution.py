@@ -42,9 +42,12 @@ def _instance_norm_kernel(x_ptr, w_ptr, b_ptr, y_ptr, C, S, tiles_c, s_n, s_c, s
     base = n.to(tl.int64) * s_n + c.to(tl.int64)[:, None] * s_c
     s0 = tl.arange(0, BLOCK_S)[None, :]
     count = S.to(tl.float32)
-    w = tl.load(w_ptr + c, mask=c_ok, other=0.0).to(tl.float32) if HAS_WEIGHT else tl.full([BLOCK_C], 1.0,
-                                                                                             tl.float32)
-    b = tl.load(b_ptr + c, mask=c_ok, other=0.0).to(tl.float32) if HAS_BIAS else tl.zeros([BLOCK_C], tl.float32)
+    w = tl.full([BLOCK_C], 1.0, tl.float32)
+    b = tl.zeros([BLOCK_C], tl.float32)
+    if HAS_WEIGHT:
+        w = tl.load(w_ptr + c, mask=c_ok, other=0.0).to(tl.float32)
+    if HAS_BIAS:
+        b = tl.load(b_ptr + c, mask=c_ok, other=0.0).to(tl.float32)
 
     if ONE_TILE:
         mask = c_ok[:, None] & (s0 < S)
