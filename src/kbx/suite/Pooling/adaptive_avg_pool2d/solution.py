@@ -77,9 +77,9 @@ def _pool_nhwc_kernel(x_ptr, out_ptr, C, H, W, OH, OW, tiles_c, sx_n, sx_c, sx_h
     base = x_ptr + n.to(tl.int64) * sx_n + c.to(tl.int64) * sx_c
     acc = tl.zeros((BLOCK_C,), dtype=tl.float32)
     row = base + hs.to(tl.int64) * sx_h + ws.to(tl.int64) * sx_w  # the window's top-left tap
-    for _ in range(hs, he):
+    for _ih in range(hs, he):
         tap = row
-        for _ in range(ws, we):
+        for _iw in range(ws, we):
             acc += tl.load(tap, mask=cmask, other=0.0).to(tl.float32)
             tap += sx_w
         row += sx_h
