@@ -1,0 +1,77 @@
+"""2-D adaptive average pooling: the output size is given, each output averages its own window.
+
+    OH, OW = output_size (an int means both; None keeps the input's size in that dim)
+    rows of output oh:  hs = floor(oh * H / OH),  he = ceil((oh + 1) * H / OH)        (columns likewise)
+    out[..., oh, ow] = mean(input[..., hs:he, ws:we])
+
+Mirrors `torch.nn.functional.adaptive_avg_pool2d(input, output_size)`. When H is not a multiple of OH the
+windows differ in size (by one) and neighbouring windows overlap by one row; when OH > H they are one or two
+rows wide. The input is (N, C, H, W) or (C, H, W); the output has the input's dtype (channels-last inputs give
+channels-last outputs, as in PyTorch; only values are compared), fp16 windows are summed in fp32 and rounded
+once, as PyTorch does.
+
+Inputs are normal with a mean of 1 and outliers, so a window that misses or adds a row changes the result.
+Workloads cover sizes that divide and that do not, global pooling (output 1), outputs larger than the input,
+None in output_size, a 3-D input, and transposed, strided and channels-last (NHWC memory) inputs.
+"""
+
+import torch
+import torch.nn.functional as F
+
+from kbx.tasks import inputs, sizes
+
+TASK = {
+    "name": "adaptive_avg_pool2d",
+    "category": "Pooling",
+    "level": 1,
+    "signature": "(input, output_size)",
+    "dtypes": ["float32", "float16"],
+    "forbidden": ["adaptive_avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool3d", "avg_pool2d", "avg_pool1d",
+                  "avg_pool3d", "adaptive_max_pool2d", "interpolate", "conv2d", "unfold", "mean", "sum", "nansum",
+                  "nanmean", "cumsum"],
+    "contract": {"kind": "allclose"},
+    "workloads": [
+        {"name": "smoke", "role": "smoke", "params": {"shape": [1, 3, 8, 8], "output_size": 4}},
+        {"name": "smoke_uneven", "role": "smoke", "params": {"shape": [1, 2, 9, 7], "output_size": [4, 3]}},
+        {"name": "check_uneven", "role": "check", "params": {"shape": [1, 3, 33, 31], "output_size": [7, 5]}},
+        {"name": "check_global", "role": "check", "params": {"shape": [2, 3, 17, 19], "output_size": 1}},
+        {"name": "check_larger_output", "role": "check", "params": {"shape": [1, 2, 5, 7], "output_size": [8, 9]}},
+        {"name": "check_none", "role": "check", "params": {"shape": [1, 2, 12, 23], "output_size": [None, 6]}},
+        {"name": "check_3d_input", "role": "check", "params": {"shape": [3, 30, 29], "output_size": 4}},
+        {"name": "check_wide_window", "role": "check", "params": {"shape": [1, 2, 9, 150], "output_size": [2, 3]}},
+        {"name": "check_channels_last", "role": "check",
+         "params": {"shape": [1, 67, 15, 13], "output_size": [4, 5], "layout": "channels_last"}},
+        {"name": "check_channels_last_global", "role": "check",
+         "params": {"shape": [2, 130, 7, 7], "output_size": 1, "layout": "channels_last"}},
+        {"name": "check_transposed", "role": "check",
+         "params": {"shape": [1, 3, 31, 33], "output_size": [5, 7], "layout": "transposed"}},
+        {"name": "check_strided", "role": "check",
+         "params": {"shape": [1, 3, 24, 40], "output_size": [6, 7], "layout": "strided"}},
+        {"name": "bench", "role": "bench", "params": {"shape": [256, 1024, 64, 64], "output_size": 7}},
+        {"name": "bench_global_channels_last", "role": "bench",
+         "params": {"shape": [2048, 2048, 14, 14], "output_size": 1, "layout": "channels_last"}},
+    ],
+}
+
+
+def reference(input, output_size):
+    return F.adaptive_avg_pool2d(input, output_size)
+
+
+def _arg(value):
+    # JSON lists become tuples, the form torch documents for a (height, width) pair.
+    return tuple(value) if isinstance(value, list) else value
+
+
+def make_inputs(workload, dtype, generator):
+    p = workload.params
+    x = inputs.randn(p["shape"], dtype, generator, scale=2.0, offset=1.0)
+    x = inputs.with_outliers(x, generator, fraction=2e-3, magnitude=40.0)
+    layout = p.get("layout", "contiguous")
+    x = x.contiguous(memory_format=torch.channels_last) if layout == "channels_last" else inputs.layout(x, layout)
+    return {"input": x, "output_size": _arg(p["output_size"])}
+
+
+def perturb(workload, rng):
+    # Odd sizes near the published ones (never more elements); output_size and layout stay.
+    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}

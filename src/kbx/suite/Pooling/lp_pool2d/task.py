@@ -1,0 +1,102 @@
+"""2-D power-average (Lp) pooling over the last two dims, no padding, floor or ceil output size.
+
+    p = norm_type;  kH, kW = kernel_size;  sH, sW = stride (None: = kernel_size)
+    OH = floor_or_ceil((H - kH) / sH) + 1   (ceil_mode; with ceil the last window must start inside the input)
+    for output (oh, ow): the window rows [oh sH, min(oh sH + kH, H)), columns likewise, holding `count` inputs
+    out[..., oh, ow] = (sum over the window of x^p  *  (kH kW / count))^(1/p)
+
+Mirrors `torch.nn.functional.lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False)`, which
+PyTorch computes as avg_pool2d(x^p) * kH kW, then the 1/p power. Note the factor kH kW / count: it is 1 for
+every full window, but a ceil_mode window cut off by the bottom/right edge has its sum scaled up as if the
+missing inputs repeated the window's mean (a 2 x 3 remainder of a 3 x 3 window of ones gives sqrt(9) = 3,
+not sqrt(6)). x^p is x**p (no absolute value): for p = 1 the output is the signed window sum; workloads with
+other p than 1 and 2 use positive inputs, where x^p is defined. `kernel_size` and `stride` are an int or a
+(height, width) pair. The input is (N, C, H, W) or (C, H, W); the output has the input's dtype. bf16 inputs
+are computed in fp32 and rounded once; PyTorch rounds x^p, the average and the product to bf16 on the way,
+so the solution, rounding once, uses up to ~60% of the bf16 tolerance (fp32: ~3% of the default).
+
+Inputs are normal (mean 0.5, with outliers) or, for p = 3 and 1.5, uniform in [0.05, 3]. Workloads cover p = 2,
+1, 3 and 1.5, overlapping windows and gaps, non-square kernels and strides, the default stride, ceil_mode with
+partial windows, a 3-D input, and transposed, strided and channels-last (NHWC memory) inputs.
+"""
+
+import torch
+import torch.nn.functional as F
+
+from kbx.tasks import inputs, sizes
+
+TASK = {
+    "name": "lp_pool2d",
+    "category": "Pooling",
+    "level": 1,
+    "signature": "(input, norm_type, kernel_size, stride=None, ceil_mode=False)",
+    "dtypes": ["float32", "bfloat16"],
+    "forbidden": ["lp_pool2d", "lp_pool1d", "lp_pool3d", "avg_pool2d", "avg_pool1d", "avg_pool3d",
+                  "adaptive_avg_pool2d", "conv2d", "unfold", "interpolate", "mean", "sum", "nansum", "norm",
+                  "vector_norm", "linalg_norm", "pow", "float_power", "square", "sqrt"],
+    "contract": {"kind": "allclose"},
+    "workloads": [
+        {"name": "smoke", "role": "smoke",
+         "params": {"shape": [2, 3, 8, 8], "norm_type": 2.0, "kernel_size": 2, "stride": None, "ceil_mode": False}},
+        {"name": "smoke_p1", "role": "smoke",
+         "params": {"shape": [1, 2, 9, 9], "norm_type": 1.0, "kernel_size": 3, "stride": 2, "ceil_mode": False}},
+        {"name": "check_odd", "role": "check",
+         "params": {"shape": [2, 3, 33, 31], "norm_type": 2.0, "kernel_size": 3, "stride": 2, "ceil_mode": False}},
+        {"name": "check_ceil_partial", "role": "check",
+         "params": {"shape": [1, 3, 30, 28], "norm_type": 2.0, "kernel_size": 3, "stride": 2, "ceil_mode": True}},
+        {"name": "check_p3_rect", "role": "check",
+         "params": {"shape": [2, 3, 29, 37], "norm_type": 3.0, "kernel_size": [2, 3], "stride": [1, 2],
+                    "ceil_mode": False, "positive": True}},
+        {"name": "check_p1_5_ceil", "role": "check",
+         "params": {"shape": [1, 3, 23, 41], "norm_type": 1.5, "kernel_size": [3, 2], "stride": None,
+                    "ceil_mode": True, "positive": True}},
+        {"name": "check_p1_gap_ceil", "role": "check",
+         "params": {"shape": [2, 2, 30, 34], "norm_type": 1.0, "kernel_size": 2, "stride": [3, 4],
+                    "ceil_mode": True, "layout": "strided"}},
+        {"name": "check_3d_input", "role": "check",
+         "params": {"shape": [5, 31, 29], "norm_type": 2.0, "kernel_size": 2, "stride": None, "ceil_mode": False}},
+        {"name": "check_transposed", "role": "check",
+         "params": {"shape": [2, 3, 31, 33], "norm_type": 2.0, "kernel_size": 3, "stride": 3, "ceil_mode": True,
+                    "layout": "transposed"}},
+        {"name": "check_channels_last", "role": "check",
+         "params": {"shape": [2, 67, 13, 9], "norm_type": 2.0, "kernel_size": 3, "stride": 2, "ceil_mode": True,
+                    "layout": "channels_last"}},
+        {"name": "bench_k2", "role": "bench",
+         "params": {"shape": [128, 128, 224, 224], "norm_type": 2.0, "kernel_size": 2, "stride": None,
+                    "ceil_mode": False}},
+        {"name": "bench_p3_k3s2", "role": "bench",
+         "params": {"shape": [64, 192, 225, 225], "norm_type": 3.0, "kernel_size": 3, "stride": 2,
+                    "ceil_mode": True, "positive": True}},
+    ],
+}
+
+
+def reference(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    return F.lp_pool2d(input, norm_type, kernel_size, stride, ceil_mode)
+
+
+def _arg(value):
+    # JSON lists become tuples, the form torch documents for a (height, width) pair.
+    return tuple(value) if isinstance(value, list) else value
+
+
+def make_inputs(workload, dtype, generator):
+    p = workload.params
+    if p.get("positive"):
+        x = inputs.uniform(p["shape"], 0.05, 3.0, dtype, generator)
+    else:
+        x = inputs.randn(p["shape"], dtype, generator, scale=1.5, offset=0.5)
+        x = inputs.with_outliers(x, generator, fraction=1e-3, magnitude=20.0)
+    layout = p.get("layout", "contiguous")
+    x = x.contiguous(memory_format=torch.channels_last) if layout == "channels_last" else inputs.layout(x, layout)
+    return {"input": x, "norm_type": p["norm_type"], "kernel_size": _arg(p["kernel_size"]),
+            "stride": _arg(p["stride"]), "ceil_mode": p["ceil_mode"]}
+
+
+def perturb(workload, rng):
+    # Odd sizes near the published ones (never more elements), at least one window high and wide; p, kernel,
+    # stride, ceil_mode, positivity and layout stay.
+    p = workload.params
+    k = p["kernel_size"]
+    kh, kw = (k, k) if isinstance(k, int) else k
+    return {**p, "shape": sizes.shape_near(rng, p["shape"], at_least={-2: kh, -1: kw})}
