@@ -10,7 +10,7 @@ specialised to 1 for contiguous operands so accesses vectorise). Offsets are int
 
 Arithmetic is fp32 (bf16 is widened on load and rounded once on store). The quotient uses `tl.div_rn`, the
 IEEE-rounded division, because 'trunc' and 'floor' must see an exact integer quotient exactly: an approximate
-divide or a multiply by a rounded reciprocal turns 3 / 0.75 into 3.9999998 and truncates it to 3.
+divide or a multiply by a rounded reciprocal turns an exact quotient of -24 into -24.000002 and floors it to -25.
 'floor' follows PyTorch's definition rather than floor(a / b): the remainder fmod(a, b) is computed exactly
 (trunc of the rounded quotient, one fused multiply-add, and a one-step fix where the rounded quotient reached an
 integer the true one does not; exact while |a / b| < 2^23), then (a - fmod) / b is corrected by one where the

@@ -1,8 +1,8 @@
 """Divides by multiplying with the reciprocal, a / b = a * (1 / b), then rounds as asked.
 
 A common speed trick, and harmless for true division (one extra rounding, well inside the fp32 tolerance). It
-breaks 'trunc' and 'floor' where the quotient is an exact integer: 1 / 0.75 and 1 / 3 are not representable, so
-3 * (1 / 0.75) can come out as 3.9999998 and round down to 3 instead of 4.
+breaks 'floor' (and 'trunc') where the quotient is an exact integer: 1 / 0.875 and 1 / 0.9375 are not
+representable, so a quotient of exactly -24 can come out as -24.000002 and floor to -25.
 """
 
 import torch
