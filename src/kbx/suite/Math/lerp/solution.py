@@ -65,7 +65,7 @@ def _lerp_kernel(
 
     # The output is a fresh contiguous tensor: its flat index is row * C + col.
     out_offs = rows[:, None] * C + cols[None, :]
-    tl.store(out_ptr + out_offs, y, mask=mask)
+    tl.store(out_ptr + out_offs, y.to(out_ptr.dtype.element_ty), mask=mask)
 
 
 def _merge_dims(shape, *strides):
