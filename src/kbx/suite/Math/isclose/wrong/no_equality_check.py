@@ -13,6 +13,7 @@ EXPECT = "MISMATCH"
 
 MAX_DIMS = 4
 TILE = 4096
+FLT_MAX = tl.constexpr(3.4028234663852886e38)
 
 
 @triton.jit
@@ -51,7 +52,7 @@ def _isclose_kernel(
     allowed = (rtol * tl.abs(b)).to(a_in.dtype).to(tl.float32)
     allowed = (atol + allowed).to(a_in.dtype).to(tl.float32)
     # A NaN or infinite error is never within tolerance (a NaN compares false; inf is excluded explicitly).
-    finite = err < float("inf")
+    finite = err <= FLT_MAX
     y = close | (finite & (err <= allowed))
 
     # The output is a fresh contiguous tensor: its flat index is row * C + col.
