@@ -1,0 +1,114 @@
+"""Broadcasting hypot in Triton: out = sqrt(input^2 + other^2) without overflow, broadcasting done by strides.
+
+Memory traffic dominates: each output element is written once and each *distinct* input element is read once
+from DRAM. Broadcast operands are never materialised: both are `expand`ed to the output shape (views whose
+broadcast dims have stride 0) and indexed through their own strides, so a repeated row or column is fetched once
+and then served from L1/L2. On the host, size-1 dims are dropped and neighbouring dims merged where both operands
+allow it; the kernel takes up to four dims, views the output as rows x C and gives each program a BLOCK_R x BLOCK_C
+tile of about 4096 elements (outer coordinates split once per row, the innermost stride specialised to 1 for
+contiguous operands so accesses vectorise). Offsets are int64.
+
+Overflow-free evaluation in fp32 (bf16 widened on load, rounded once on store): with m = max(|x|, |y|) and
+r = min(|x|, |y|) / m in [0, 1], hypot = m * sqrt(1 + r^2). Nothing is squared but a number in [0, 1], so the
+result overflows only when it is itself beyond the fp32 range, and tiny inputs do not underflow to zero. Equal
+magnitudes take r = 1 directly, which also covers 0 / 0 (both zero gives 0) and inf / inf (gives inf). The
+square root is `tl.sqrt_rn` (IEEE-rounded), so the result is within about two ulps.
+
+Expected H100 (~3 TB/s) times: bench_same fp32 (three 2.1 GB tensors) about 2.1 ms, bf16 about 1.1 ms; bench_row
+(2.1 GB read, 2.1 GB written) about 1.4 ms fp32, 0.7 ms bf16.
+"""
+
+import torch
+import triton
+import triton.language as tl
+
+MAX_DIMS = 4
+TILE = 4096
+
+
+@triton.jit
+def _hypot_kernel(
+    a_ptr, b_ptr, out_ptr,
+    D1, D2, C, n_rows, n_col_blocks,
+    sa0, sa1, sa2, sa3,
+    sb0, sb1, sb2, sb3,
+    BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr,
+):
+    # Which tile: column blocks vary fastest so neighbouring programs touch neighbouring memory.
+    pid = tl.program_id(0)
+    pid_r = pid // n_col_blocks
+    pid_c = pid % n_col_blocks
+    rows = pid_r.to(tl.int64) * BLOCK_R + tl.arange(0, BLOCK_R)
+    cols = pid_c.to(tl.int64) * BLOCK_C + tl.arange(0, BLOCK_C)
+    mask = (rows < n_rows)[:, None] & (cols < C)[None, :]
+
+    # Split each flat row index into its three outer coordinates (once per row, not per element).
+    i2 = rows % D2
+    i1 = (rows // D2) % D1
+    i0 = rows // (D2 * D1)
+
+    # Each operand: a per-row base offset plus the column offset, through its own (possibly 0) strides.
+    a_offs = (i0 * sa0 + i1 * sa1 + i2 * sa2)[:, None] + cols[None, :] * sa3
+    b_offs = (i0 * sb0 + i1 * sb1 + i2 * sb2)[:, None] + cols[None, :] * sb3
+    a = tl.load(a_ptr + a_offs, mask=mask, other=1.0).to(tl.float32)
+    b = tl.load(b_ptr + b_offs, mask=mask, other=1.0).to(tl.float32)
+    ax = tl.abs(a)
+    bx = tl.abs(b)
+    m = tl.maximum(ax, bx)
+    # r in [0, 1]; equal magnitudes (including 0 and 0, inf and inf) give exactly 1 without dividing.
+    r = tl.minimum(ax, bx) / tl.where(m == 0, 1.0, m)
+    r = tl.where(ax == bx, 1.0, r)
+    y = m * tl.sqrt_rn(1.0 + r * r)
+
+    # The output is a fresh contiguous tensor: its flat index is row * C + col.
+    out_offs = rows[:, None] * C + cols[None, :]
+    tl.store(out_ptr + out_offs, y.to(out_ptr.dtype.element_ty), mask=mask)
+
+
+def _merge_dims(shape, *strides):
+    """Drop size-1 dims and merge neighbours that every operand can index as one dim.
+
+    Returns a list of (size, [stride per operand]) from outermost to innermost.
+    """
+    merged = []
+    for i, size in enumerate(shape):
+        if size == 1:
+            continue
+        st = [s[i] for s in strides]
+        if merged and all(prev == cur * size for prev, cur in zip(merged[-1][1], st)):
+            merged[-1] = (merged[-1][0] * size, st)
+        else:
+            merged.append((size, st))
+    return merged or [(1, [0] * len(strides))]
+
+
+def hypot(input, other):
+    shape = torch.broadcast_shapes(input.shape, other.shape)
+    # expand() makes stride-0 views: nothing is copied.
+    a, b = input.expand(shape), other.expand(shape)
+    out = torch.empty(shape, dtype=torch.result_type(input, other), device=input.device)
+    if out.numel() == 0:
+        return out
+
+    dims = _merge_dims(shape, a.stride(), b.stride())
+    if len(dims) > MAX_DIMS:
+        # Rare (more than four dims that cannot be merged): materialise and index flat.
+        a, b = a.contiguous(), b.contiguous()
+        dims = _merge_dims(shape, a.stride(), b.stride())
+    dims = [(1, [0, 0])] * (MAX_DIMS - len(dims)) + dims
+    (D0, (sa0, sb0)), (D1, (sa1, sb1)), (D2, (sa2, sb2)), (C, (sa3, sb3)) = dims
+    n_rows = D0 * D1 * D2
+
+    # About TILE elements per program: wide along the contiguous columns, extra rows when C is short.
+    BLOCK_C = min(triton.next_power_of_2(C), TILE)
+    BLOCK_R = min(triton.next_power_of_2(n_rows), max(1, TILE // BLOCK_C))
+    n_col_blocks = triton.cdiv(C, BLOCK_C)
+    grid = (triton.cdiv(n_rows, BLOCK_R) * n_col_blocks,)
+    _hypot_kernel[grid](
+        a, b, out,
+        D1, D2, C, n_rows, n_col_blocks,
+        sa0, sa1, sa2, sa3,
+        sb0, sb1, sb2, sb3,
+        BLOCK_R=BLOCK_R, BLOCK_C=BLOCK_C, num_warps=8,
+    )
+    return out
