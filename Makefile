@@ -3,8 +3,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 # torch 2.13.0 is the CPU build on development machines; triton is pinned so interpreter results reproduce;
-# ray is here for the tests of the Ray executor (on a local Ray cluster).
-DEPS := torch==2.13.0 triton==3.9.0 numpy pytest ruff ray==2.60.0
+# ray and pyarrow are here for the tests of the Ray executor (a local Ray cluster) and the Parquet export.
+DEPS := torch==2.13.0 triton==3.9.0 numpy pytest ruff ray==2.60.0 pyarrow==26.0.1
 
 .PHONY: setup run test lint
 
