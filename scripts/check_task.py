@@ -63,8 +63,9 @@ def main(folder: str) -> int:
                     if c.status.value != "PASSED":
                         verdict, worst = c.status.value, f"{w.name}/{d}/seed{s}: {c.message[:200]}"
                         break
-                    worst = f"max abs {c.max_abs_error:.3g} rel {c.max_rel_error:.3g}" + (
-                        f" rel_rmse {c.rel_rmse:.3g}" if c.rel_rmse is not None else "")
+                    if c.max_abs_error is not None:
+                        worst = f"max abs {c.max_abs_error:.3g} rel {c.max_rel_error:.3g}" + (
+                            f" rel_rmse {c.rel_rmse:.3g}" if c.rel_rmse is not None else "")
                 if verdict != "PASSED":
                     break
         except Exception as exc:  # an authoring aid: show the error, keep going

@@ -180,7 +180,10 @@ def refill(target: dict[str, Any], fresh: dict[str, Any]) -> dict[str, Any]:
     for name, value in fresh.items():
         old = target.get(name)
         if isinstance(value, torch.Tensor) and isinstance(old, torch.Tensor) and old.shape == value.shape:
-            old.data.copy_(value)
+            try:
+                old.data.copy_(value)
+            except RuntimeError:  # elements sharing memory (an expanded input): it cannot be written in place
+                target[name] = value
     return target
 
 

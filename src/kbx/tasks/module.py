@@ -22,6 +22,8 @@ class TaskCode:
     """The PyTorch reference; its outputs define correctness."""
     make_inputs: Callable[..., dict[str, Any]]
     """`make_inputs(workload, dtype, generator)` -> keyword arguments of the entry point."""
+    check_outputs: Callable[..., str | None] | None = None
+    """For property and statistical contracts: `check_outputs(outputs, inputs, expected, workload, dtype)`."""
 
 
 def import_task(task: Task, register: bool = False) -> TaskCode:
@@ -49,4 +51,7 @@ def import_task(task: Task, register: bool = False) -> TaskCode:
 
 
 def _code_of(task: Task, module: ModuleType) -> TaskCode:
-    return TaskCode(task=task, reference=module.reference, make_inputs=module.make_inputs)
+    return TaskCode(
+        task=task, reference=module.reference, make_inputs=module.make_inputs,
+        check_outputs=getattr(module, "check_outputs", None),
+    )
