@@ -19,12 +19,12 @@ sampler satisfies (contract `statistical`, `check_outputs` below), never compare
   the logical element order and in the input's memory order. Samples drawn from the same uniform from block to
   block (Philox offsets local to a block) give E[y_i y_{i+L}] = min(p_i, p_j) - p_i p_j > 0, so C_L grows like n
   against a bound like sqrt(n).
-So a correct sampler fails a case with probability below 3e-9. Measured on the CPU interpreter (3 seeds, every
-smoke and check case, both dtypes): the solution uses at most 0.47 of a bucket bound and 0.42 of the serial
-bound. Comparing the wrong way (`u >= p`, rate 1 - p) fails at p = 0 and p = 1 at once (and in every bucket but
-the middle one); block-local offsets exceed the serial bound 1.7 times on the smoke case, 2.5 to 4.3 times on
-the smaller checks and 9 times on check_large, which exists for that margin (the correlation they cause is weaker
-than dropout's, since it needs both probabilities away from 0 and 1).
+So a correct sampler fails a case with probability below 4e-9 (11 x 1e-10 + 1e-9 per element order). Measured on the
+CPU interpreter (3 seeds, every smoke and check case, both dtypes): the solution uses at most 0.47 of a bucket bound
+and 0.42 of the serial bound. Comparing the wrong way (`u >= p`, rate 1 - p) fails at p = 0 and p = 1 at once (and
+in every bucket but the middle one); block-local offsets exceed the serial bound 1.7 times on the smoke case, 2.5 to
+4.3 times on the smaller checks and 9 times on check_large, which exists for that margin (the correlation they cause
+is weaker than dropout's, since it needs both probabilities away from 0 and 1).
 
 Probabilities mix a uniform body (50%), exact 0.5 (20%), values within 0.01 of 0 and of 1 (10% each), where a
 rate error is easiest to hide, and exact 0 and 1 (5% each); layouts are contiguous, transposed and strided.
