@@ -1,0 +1,183 @@
+"""Dropout: zero each element with probability p and scale the survivors by 1 / (1 - p).
+
+    dropout(x, p, training)_i = x_i / (1 - p) * keep_i,   keep_i ~ Bernoulli(1 - p) independently   (training)
+    dropout(x, p, training=False) = x
+
+Mirrors `torch.nn.functional.dropout(input, p=0.5, training=True)`, with one more parameter, `seed`: a candidate
+must derive all its randomness from this integer (same seed, same output), e.g. with Triton's Philox
+`tl.rand(seed, offsets)`. No task may demand torch's own random stream, so the reference runs F.dropout under
+`torch.manual_seed(seed)` only to be deterministic, and the outputs are judged by what any faithful dropout
+satisfies (contract `statistical`, `check_outputs` below), never compared element by element:
+
+- training=False, or p = 0: the output equals the input exactly. (F.dropout then returns the input itself; a
+  kbx candidate returns a new tensor written by its own kernel, as for every call.)
+- Otherwise every element is 0 or x_i / (1 - p) to within 2 eps of the dtype (relative; fp32 2^-22, fp16 2^-9,
+  bf16 2^-6) plus a subnormal step: computing x * (1 / (1 - p)) in fp32 and rounding once uses at most half of
+  that. Zero inputs must give zero and tell nothing about the mask, so they are left out of the statistics.
+- The kept count K of the n nonzero inputs lies within a Bernstein bound of n (1 - p) at false-failure
+  probability 1e-10 (about 7 sigma when n p (1 - p) is large).
+- The mask is serially independent: for every lag L up to m/2 over the first m = min(n, 2^21) elements,
+  C_L = sum_i y_i y_{i+L} with y_i = keep_i - (1 - p) stays within twice a Bernstein bound for half its variance
+  (the pairs split into two sets of independent terms), at 1e-9 for all lags together. This is checked in the
+  logical element order and in the input's memory order, and catches a kernel whose masks repeat from block to
+  block (Philox offsets local to a block, one random number per block, ...): such a mask gives C_L of order
+  n p (1 - p) against a bound of order sqrt(n), tens of times over.
+So a correct dropout fails a case with probability below 3e-9 (1e-10 + 1e-9 per element order). Measured on the CPU
+interpreter (4 seeds, every smoke and check case, 3 dtypes): the solution uses at most 0.37 of the count bound and
+0.41 of the serial bound; a missing 1 / (1 - p) is off by a factor 1 - p (against 2.4e-7 in fp32), keeping with
+probability p puts the count 33 times the bound away at p = 0.9, block-local offsets exceed the serial bound 4.9
+times on the smoke case (more on larger ones), and dropping at inference changes every element.
+
+Inputs are normal values with an offset and outliers (never exactly 0); p covers 0, 0.1, 0.5 and 0.9 and
+training=False; layouts are contiguous, transposed and strided. The seed is drawn with the inputs.
+"""
+
+import math
+
+import torch
+import torch.nn.functional as F
+
+from kbx.tasks import inputs, sizes
+
+TASK = {
+    "name": "dropout",
+    "category": "Random",
+    "level": 1,
+    "signature": "(input, p=0.5, training=True, seed=0)",
+    "dtypes": ["float32", "float16", "bfloat16"],
+    "forbidden": ["dropout", "native_dropout", "fused_dropout", "feature_dropout", "alpha_dropout",
+                  "feature_alpha_dropout", "dropout1d", "dropout2d", "dropout3d", "rand", "rand_like", "randn",
+                  "randn_like", "randint", "randint_like", "bernoulli", "uniform", "normal", "random", "randperm",
+                  "multinomial", "manual_seed", "fork_rng", "Generator"],
+    "contract": {"kind": "statistical"},
+    "workloads": [
+        {"name": "smoke", "role": "smoke", "params": {"shape": [4096], "p": 0.5}},
+        {"name": "check_tail_p09", "role": "check", "params": {"shape": [8193], "p": 0.9}},
+        {"name": "check_2d_t", "role": "check", "params": {"shape": [129, 127], "p": 0.5, "layout": "transposed"}},
+        {"name": "check_3d_strided_p01", "role": "check",
+         "params": {"shape": [3, 33, 65], "p": 0.1, "layout": "strided"}},
+        {"name": "check_p0", "role": "check", "params": {"shape": [65, 129], "p": 0.0}},
+        {"name": "check_eval", "role": "check", "params": {"shape": [33, 257], "p": 0.5, "training": False}},
+        {"name": "bench", "role": "bench", "params": {"shape": [32768, 16384], "p": 0.5}},
+        {"name": "bench_p09", "role": "bench", "params": {"shape": [16, 2048, 16384], "p": 0.9}},
+    ],
+}
+
+
+def reference(input, p=0.5, training=True, seed=0):
+    # torch's own stream, seeded so that the reference is deterministic; candidates need not reproduce it.
+    devices = [input.device] if input.device.type == "cuda" else []
+    with torch.random.fork_rng(devices=devices):
+        torch.manual_seed(seed)
+        return F.dropout(input, p=p, training=training)
+
+
+def make_inputs(workload, dtype, generator):
+    p = workload.params
+    x = inputs.randn(p["shape"], dtype, generator, scale=2.0, offset=0.5)
+    x = inputs.with_outliers(x, generator, fraction=1e-3, magnitude=40.0)
+    x = torch.where(x == 0, torch.ones_like(x), x)  # a zero input hides whether its element was kept
+    seed = int(inputs.randint(0, 2**31 - 1, [1], generator).item())
+    return {"input": inputs.layout(x, p.get("layout", "contiguous")), "p": p["p"],
+            "training": p.get("training", True), "seed": seed}
+
+
+def perturb(workload, rng):
+    # Odd sizes near the published ones (never more elements); p, training and layout stay.
+    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}
+
+
+# ----- the statistical contract -------------------------------------------------------------------------------
+
+_DELTA = 1e-10
+"""False-failure probability allotted to each count bound; the serial test gets 1e-9 over all its lags."""
+_PREFIX = 1 << 21
+"""Elements (in each order) that the serial-dependence test looks at: lags up to 2^20."""
+_CHUNK = 1 << 24
+
+
+def check_outputs(outputs, inputs, expected, workload, dtype):
+    """None when the output is a faithful dropout of the input, else why not (see the module docstring)."""
+    out, x = outputs[0], inputs["input"]
+    p, training = float(inputs["p"]), bool(inputs["training"])
+    out = out.to(x.device)
+    if not training or p == 0.0:
+        differ = int((out != x).sum())
+        if differ:
+            return f"{differ} of {x.numel()} elements differ from the input (training={training}, p={p})"
+        return None
+    keep_p = 1.0 - p
+    finfo = torch.finfo(x.dtype)
+    rtol, atol = 2 * finfo.eps, 2 * finfo.tiny * finfo.eps
+    flat_out, flat_x = out.reshape(-1), x.reshape(-1)
+    kept = bad = zeros_wrong = n = 0
+    for start in range(0, flat_x.numel(), _CHUNK):
+        o = flat_out[start:start + _CHUNK].double()
+        xs = flat_x[start:start + _CHUNK].double()
+        scaled = xs / keep_p
+        is_kept = o != 0
+        nonzero = xs != 0
+        zeros_wrong += int((is_kept & ~nonzero).sum())
+        bad += int((is_kept & ((o - scaled).abs() > atol + rtol * scaled.abs())).sum())
+        kept += int((is_kept & nonzero).sum())
+        n += int(nonzero.sum())
+    if zeros_wrong:
+        return f"{zeros_wrong} zero inputs give nonzero outputs"
+    if bad:
+        return (f"{bad} kept elements are not input / (1 - p) = input * {1 / keep_p:.6g} "
+                f"(to {rtol:.2g} relative)")
+    if n == 0:
+        return None
+    slack = _bernstein(n * p * keep_p, 1.0, _DELTA)
+    if abs(kept - n * keep_p) > slack:
+        return (f"kept {kept} of {n} elements ({kept / n:.4f}); a keep rate of 1 - p = {keep_p:.4f} allows "
+                f"{n * keep_p:.0f} +- {slack:.0f}")
+    for order, (o, xs) in _orders(out, x):
+        nonzero = (xs != 0).double()
+        why = _serial_dependence(((o != 0).double() - keep_p) * nonzero, nonzero * (p * keep_p), max(p, keep_p))
+        if why:
+            return f"the kept/dropped mask is serially dependent ({order} order): {why}"
+    return None
+
+
+def _bernstein(variance, bound, delta):
+    """t with P(|S - E S| >= t) <= delta, for S a sum of independent terms within `bound` of their means and of
+    total `variance` (Bernstein's inequality solved for t)."""
+    log = math.log(2.0 / delta)
+    return bound * log / 3.0 + math.sqrt((bound * log / 3.0) ** 2 + 2.0 * variance * log)
+
+
+def _orders(out, x):
+    """(name, (out, x)): the first `_PREFIX` elements in the logical order and, where it differs, in the input's
+    memory order (a kernel may walk either)."""
+    yield "logical", (out.reshape(-1)[:_PREFIX], x.reshape(-1)[:_PREFIX])
+    dims = sorted(range(x.dim()), key=lambda d: -x.stride(d))
+    if dims != list(range(x.dim())):
+        yield "memory", (out.permute(dims).reshape(-1)[:_PREFIX], x.permute(dims).reshape(-1)[:_PREFIX])
+
+
+def _serial_dependence(y, v, bound):
+    """Why the centred values y (independent under the null, variances v, |y| <= bound) look serially dependent,
+    or None: for each lag L, C_L = sum_i y_i y_{i+L} splits into two sums of independent terms (pairs whose first
+    index lies in even / odd stretches of L), each bounded by Bernstein at 1e-9 / (2 lags) for half the variance
+    W_L = sum_i v_i v_{i+L}."""
+    m = min(y.numel(), _PREFIX)
+    if m < 4:
+        return None
+    lags = m // 2
+    size = 1 << (2 * m - 1).bit_length()
+
+    def autocorrelation(a):
+        f = torch.fft.rfft(a[:m].double(), n=size)
+        return torch.fft.irfft(f * f.conj(), n=size)[1:lags + 1]
+
+    c, w = autocorrelation(y), autocorrelation(v).clamp_min(0.0)
+    log = math.log(2.0 * 2 * lags / (10 * _DELTA))
+    b = bound * bound * log / 3.0
+    limit = 2.0 * (b + torch.sqrt(b * b + 2.0 * (w / 2.0) * log))
+    ratio = c.abs() / limit
+    worst = int(ratio.argmax())
+    if float(ratio[worst]) <= 1.0:
+        return None
+    return (f"lag {worst + 1}: sum of products {float(c[worst]):.4g}, bound {float(limit[worst]):.4g} "
+            f"({float(ratio[worst]):.1f}x)")
