@@ -3,12 +3,13 @@ import torch
 from kbx.evaluation.candidate_worker import refill
 
 
-def test_refill_writes_new_values_into_the_same_tensors():
+def test_refill_writes_new_values_into_the_same_tensors_keeping_their_version():
     target = {"x": torch.zeros(4), "alpha": 2.0}
     x = target["x"]
     version = x._version
     out = refill(target, {"x": torch.arange(4.0), "alpha": 2.0})
-    assert out["x"] is x and torch.equal(x, torch.arange(4.0)) and x._version > version
+    # Same object, same version counter: by identity, the refilled call looks exactly like the one before it.
+    assert out["x"] is x and torch.equal(x, torch.arange(4.0)) and x._version == version
 
 
 def test_an_expanded_input_that_cannot_be_written_in_place_is_replaced():
