@@ -159,7 +159,9 @@ def _run(
             result = RunResult(run_id=run_id, out_dir=options.out_dir, skipped=list(skipped), device=first.device)
             done = store.done(run_id)
             todo = [(t, c) for t, c in pairs if (t.name, c.name) not in done]
-            jobs = options.jobs or (os.cpu_count() or 1 if first.device == "cpu" else 1)
+            # A Ray actor runs one evaluation at a time; locally the CPU runs one per core, a GPU one at a time.
+            local_cpu = first.device == "cpu" and options.executor == "local"
+            jobs = options.jobs or (os.cpu_count() or 1 if local_cpu else 1)
             already = f", {len(pairs) - len(todo)} already done" if resumed else ""
             _say(progress, f"kbx: run {run_id}: {len(todo)} evaluation(s) on {describe(evaluators)}, {jobs} at a "
                            f"time per device{already} -> {options.out_dir} (store {store.path})")

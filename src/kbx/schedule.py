@@ -85,8 +85,9 @@ def run_all(
             with lock:
                 outcomes.append(outcome)
 
+    # Round-robin, so the first jobs go to different evaluators.
     threads = [threading.Thread(target=worker, args=(evaluator,), name=f"kbx-run-{i}", daemon=True)
-               for i, evaluator in enumerate(evaluators) for _ in range(max(1, per_evaluator))]
+               for _ in range(max(1, per_evaluator)) for i, evaluator in enumerate(evaluators)]
     for thread in threads:
         thread.start()
     for thread in threads:
