@@ -10,9 +10,9 @@ Python int in [-128, 127]; the zero point is added after rounding and before the
 tensor of the input's shape (contiguous), compared exactly.
 
 Rounding is defined everywhere, and the inputs keep every sensible implementation on the same side of it:
-- Workloads with a power-of-two `scale` hold many exact ties (y = n + 1/2): there x / scale, x * (1 / scale) and
-  a GPU's approximate division are all exact, so the tie is real and must go to the even neighbour (round half
-  away from zero, or floor(y + 0.5), fails there).
+- Workloads with a power-of-two `scale` hold many exact ties (y = n + 1/2): there x / scale and x * (1 / scale)
+  are both exact, so the tie is real and must go to the even neighbour (round half away from zero, or
+  floor(y + 0.5), fails there).
 - Workloads with any other `scale` hold no ties, and no element whose y lies within 1e-3 of a half-integer
   (such elements are set to 0 when the inputs are made): a division rounded differently by a few ulps (~1e-5
   here, |y| < 600) therefore never changes q, and the result is exact for every faithful kernel.
