@@ -1,0 +1,120 @@
+"""A GELU MLP in two Triton GEMM kernels with fused epilogues: bias + GELU after the first, bias after the second.
+
+Unfused, the block runs four kernels: x @ w1^T + b1 writes the (M, H) pre-activation z, GELU reads it and
+writes h, then h @ w2^T + b2 and the output. Here the first kernel computes each BLOCK_M x BLOCK_N tile of z in
+an fp32 accumulator, adds b1, applies the exact GELU and rounds once to h's dtype, so z never reaches memory
+(on the 8192 x 16384 bench that is 0.5 GB of writes and reads saved, ~0.2 ms at 3 TB/s). The second kernel is
+the same GEMM with only the bias in its epilogue, reading h once per column panel (mostly from L2). Fusing the
+two GEMMs into one kernel would also keep h on chip, but the second GEMM reduces over all H hidden units while
+a tile of the first only produces BLOCK_N of them; with H = 16384 that needs a split reduction, and the round
+trip of h costs only ~5% of the compute time here.
+
+Tiling (both kernels). The B operand is weight^T for an (out, in) weight as in F.linear: element (k, n) lives at
+weight[n, k], and passing the weight's strides swapped reads it in place (a transposed w2 too). The K loop
+accumulates BLOCK_M x BLOCK_K by BLOCK_K x BLOCK_N tile products in fp32 on the tensor cores; the last, partial
+K step loads zeros. Rows and columns past M or N are wrapped into range (`% M`, `% N`) for the loads and
+dropped by the masked store. Programs run in grouped order so the operand panels they share stay in L2.
+
+GELU. 0.5 * z * (1 + erf(z / sqrt(2))) is evaluated on the fp32 z, slightly more accurately than the
+reference, which rounds z to the output dtype first.
+
+Speed. The 8192 x 4096 -> 16384 -> 4096 bench is 2.2 TFLOP; at 500-600 TFLOP/s on an H100, about 4 ms, close to
+cuBLAS for the two GEMMs alone, with the separate GELU pass saved.
+"""
+
+import torch
+import triton
+import triton.language as tl
+
+SQRT_HALF = tl.constexpr(0.7071067811865476)  # jit code may only read constexpr globals
+
+
+@triton.autotune(
+    configs=[
+        triton.Config({"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=3, num_warps=8),
+        triton.Config({"BLOCK_M": 256, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=3, num_warps=8),
+        triton.Config({"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=8),
+        triton.Config({"BLOCK_M": 256, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=8),
+        triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=4),
+        triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 32, "GROUP_M": 8}, num_stages=4, num_warps=4),
+        triton.Config({"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=4),
+        triton.Config({"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=4),
+    ],
+    key=["M", "N", "K"],
+)
+@triton.jit
+def _linear_kernel(
+    x_ptr, w_ptr, bias_ptr, out_ptr,
+    M, N, K,
+    stride_xm, stride_xk,
+    stride_wn, stride_wk,
+    stride_om, stride_on,
+    stride_bias,
+    HAS_BIAS: tl.constexpr, APPLY_GELU: tl.constexpr,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
+):
+    # --- Which output tile is ours (grouped order for L2 reuse). ---
+    pid = tl.program_id(0)
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    num_pid_in_group = GROUP_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
+    pid_m = first_pid_m + (pid % num_pid_in_group) % group_size_m
+    pid_n = (pid % num_pid_in_group) // group_size_m
+
+    # --- x rows and weight rows (= output columns) this tile needs; B[k, n] = weight[n, k]. ---
+    offs_m = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+    offs_n = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+    offs_k = tl.arange(0, BLOCK_K)
+    x_ptrs = x_ptr + offs_m[:, None] * stride_xm + offs_k[None, :] * stride_xk
+    w_ptrs = w_ptr + offs_k[:, None] * stride_wk + offs_n[None, :] * stride_wn
+
+    # --- z = x @ weight^T, accumulated in fp32. ---
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        k_left = K - k * BLOCK_K
+        a = tl.load(x_ptrs, mask=offs_k[None, :] < k_left, other=0.0)
+        b = tl.load(w_ptrs, mask=offs_k[:, None] < k_left, other=0.0)
+        acc = tl.dot(a, b, acc)
+        x_ptrs += BLOCK_K * stride_xk
+        w_ptrs += BLOCK_K * stride_wk
+
+    # --- Epilogue in registers: + bias, exact (erf) GELU if asked, one rounding, masked store. ---
+    cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    if HAS_BIAS:
+        bias = tl.load(bias_ptr + cols * stride_bias, mask=cols < N, other=0.0).to(tl.float32)
+        acc = acc + bias[None, :]
+    if APPLY_GELU:
+        acc = 0.5 * acc * (1.0 + tl.math.erf(acc * SQRT_HALF))
+    rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    out_ptrs = out_ptr + rows[:, None].to(tl.int64) * stride_om + cols[None, :] * stride_on
+    tl.store(out_ptrs, acc.to(out_ptr.dtype.element_ty), mask=(rows[:, None] < M) & (cols[None, :] < N))
+
+
+def _linear(x, weight, bias, apply_gelu):
+    """act(x @ weight^T + bias) for a 2-D x, in x's dtype."""
+    M, K = x.shape
+    N = weight.shape[0]
+    assert weight.shape[1] == K, f"weight {tuple(weight.shape)} does not match input {tuple(x.shape)}"
+    out = torch.empty((M, N), device=x.device, dtype=x.dtype)
+    if M > 0 and N > 0:
+        grid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
+        _linear_kernel[grid](
+            x, weight, bias if bias is not None else out, out,
+            M, N, K,
+            x.stride(0), x.stride(1),
+            weight.stride(0), weight.stride(1),
+            out.stride(0), out.stride(1),
+            bias.stride(0) if bias is not None else 0,
+            HAS_BIAS=bias is not None, APPLY_GELU=apply_gelu,
+        )
+    return out
+
+
+def mlp_gelu(input, w1, b1, w2, b2):
+    x = input.reshape(-1, input.shape[-1])  # a view for contiguous or evenly strided leading dims, else a copy
+    h = _linear(x, w1, b1, apply_gelu=True)  # the pre-activation stays in registers; h is stored once
+    out = _linear(h, w2, b2, apply_gelu=False)
+    return out.reshape(*input.shape[:-1], w2.shape[0])
