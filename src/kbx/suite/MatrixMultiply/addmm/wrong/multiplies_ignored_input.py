@@ -1,0 +1,90 @@
+"""Always reads `input` and multiplies it by beta, relying on beta = 0 to cancel it.
+
+Torch's definition ignores `input` when beta is 0; here 0 * NaN = NaN and 0 * inf = NaN, so every output
+whose `input` element is NaN or inf becomes NaN where the reference has a number.
+"""
+
+import torch
+import triton
+import triton.language as tl
+
+EXPECT = "NONFINITE"
+
+
+@triton.autotune(
+    configs=[
+        # The CPU interpreter runs only the first config and pays for the whole tile: a small one leads.
+        triton.Config({"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=4),
+        triton.Config({"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=3, num_warps=8),
+        triton.Config({"BLOCK_M": 256, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=3, num_warps=8),
+        triton.Config({"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=8),
+        triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=4),
+        triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 32, "GROUP_M": 8}, num_stages=4, num_warps=4),
+        triton.Config({"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=4),
+    ],
+    key=["M", "N", "K", "HAS_INPUT"],
+)
+@triton.jit
+def _addmm_kernel(
+    c_ptr, a_ptr, b_ptr, out_ptr,
+    M, N, K, beta, alpha,
+    stride_cm, stride_cn,
+    stride_am, stride_ak,
+    stride_bk, stride_bn,
+    stride_om, stride_on,
+    HAS_INPUT: tl.constexpr,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
+):
+    # --- Which output tile is ours: grouped order for L2 reuse. ---
+    pid = tl.program_id(0)
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    num_pid_in_group = GROUP_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
+    pid_m = first_pid_m + (pid % num_pid_in_group) % group_size_m
+    pid_n = (pid % num_pid_in_group) // group_size_m
+
+    # --- mat1 @ mat2 for this tile, fp32 accumulator. ---
+    offs_m = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+    offs_n = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+    offs_k = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak
+    b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        k_left = K - k * BLOCK_K
+        a = tl.load(a_ptrs, mask=offs_k[None, :] < k_left, other=0.0)
+        b = tl.load(b_ptrs, mask=offs_k[:, None] < k_left, other=0.0)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BLOCK_K * stride_ak
+        b_ptrs += BLOCK_K * stride_bk
+
+    # --- Epilogue: alpha * (mat1 @ mat2) + beta * input in fp32, one rounding. ---
+    rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    in_range = (rows[:, None] < M) & (cols[None, :] < N)
+    acc = acc * alpha
+    if HAS_INPUT:  # beta == 0: `input` is never read, so NaN/inf in it cannot reach the output
+        c = tl.load(c_ptr + rows[:, None] * stride_cm + cols[None, :] * stride_cn, mask=in_range, other=0.0)
+        acc += beta * c.to(tl.float32)
+    out_ptrs = out_ptr + rows[:, None] * stride_om + cols[None, :] * stride_on
+    tl.store(out_ptrs, acc.to(out_ptr.dtype.element_ty), mask=in_range)
+
+
+def addmm(input, mat1, mat2, beta=1, alpha=1):
+    M, K = mat1.shape
+    K2, N = mat2.shape
+    assert K == K2, f"inner dimensions differ: {tuple(mat1.shape)} @ {tuple(mat2.shape)}"
+    c = input.expand(M, N)  # broadcast dims get stride 0: nothing is copied
+    out = torch.empty((M, N), device=mat1.device, dtype=mat1.dtype)
+    if M == 0 or N == 0:
+        return out
+    grid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
+    _addmm_kernel[grid](
+        c, mat1, mat2, out, M, N, K, float(beta), float(alpha),
+        *c.stride(), *mat1.stride(), *mat2.stride(), *out.stride(),
+        HAS_INPUT=True,
+    )
+    return out
