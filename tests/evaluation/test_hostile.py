@@ -11,7 +11,7 @@ from kbx.runner import RunOptions, RunResult, evaluate_sources
 from kbx.tasks.suite_check import expected_status
 from tests.conftest import FIXTURES
 
-TIMEOUT_S = 20.0
+TIMEOUT_S = 45.0  # a candidate that prints 100 MB must still finish every gelu case under load
 HOSTILE = FIXTURES / "hostile"
 EXPECTED = {path.stem: expected_status(path) for path in sorted(HOSTILE.glob("*.py"))}
 EXPECTED["no_code_reply"] = "REJECTED_STATIC"

@@ -78,6 +78,8 @@ class Conversation:
         self._case_started = False
         self._timing = False
         self._stopped = False
+        self._reported: set[int] = set()
+        """Cases reported done: a later report of any kind for one of them is forged."""
         self.phases: dict[str, float] = {}
         """Wall seconds by phase, as the orchestrator saw them: `start` (process and torch start), `import` (the
         candidate module), `cases` (the worker making inputs, calling and saving), `judge` (the trusted worker
@@ -99,6 +101,8 @@ class Conversation:
 
     def _answer(self, event: dict[str, Any], kind: Any) -> str | None:
         if kind in ("import_error", "case_error"):
+            if kind == "case_error" and event.get("index") in self._reported:
+                return self._forge(f"a failure reported for case {event.get('index')}, which was reported done")
             self._stopped = True  # the worker reports its failure and exits; the pipeline reads it from the events
             return None
         if kind == "finished":
@@ -123,6 +127,7 @@ class Conversation:
     def _case_done(self, event: dict[str, Any]) -> str:
         assert self._asked is not None
         case = self.cases[self._asked]
+        self._reported.add(case.index)
         path = self._job_dir / f"case_{case.index}.pt"
         mutated = event.get("mutated")
         if event.get("file") != path.name or not path.is_file() or not isinstance(mutated, list):
