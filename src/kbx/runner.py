@@ -211,7 +211,7 @@ def _evaluators(options: RunOptions, limits: Limits | None, secret_seed: int | N
 
 def _open_run(store: Store, resumed: RunInfo | None, evaluator: Evaluator, run_env: dict[str, Any],
               config: dict[str, Any], options: RunOptions) -> str:
-    """The id of the run to write into: the resumed one (checked to be the same work), or a new one."""
+    """The id of the run to write into: the resumed one (on the device it ran on), or a new one."""
     if resumed is not None:
         if resumed.device != evaluator.device:
             raise KbxError(f"run {resumed.run_id} ran on {resumed.device}, not {evaluator.device}: resume it there")
@@ -260,8 +260,9 @@ class _Writer:
             self._report(row, f" (cached from run {source_run})")
             return None
         evaluation = evaluator.evaluate(task, candidate)
-        self._store.add_evaluation(self._run_id, evaluation.to_json(), candidate.code, key)
-        self._report(evaluation.to_json(), "")
+        row = evaluation.to_json()
+        self._store.add_evaluation(self._run_id, row, candidate.code, key)
+        self._report(row, "")
         return evaluation
 
     def _report(self, row: dict[str, Any], note: str) -> None:

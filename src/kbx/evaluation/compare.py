@@ -73,6 +73,17 @@ def judge(
 
 def _structure(out: Any, ref: torch.Tensor) -> Comparison | None:
     """Type, shape, dtype, and NaN/inf where the reference is finite; None when all hold."""
+    problem = _form(out, ref)
+    if problem is None and out.is_floating_point():
+        bad = int((~torch.isfinite(out.to(ref.device)) & torch.isfinite(ref)).sum())
+        if bad:
+            problem = Comparison(Status.NONFINITE, f"{bad} of {ref.numel()} elements are non-finite where the "
+                                                   "reference is finite")
+    return problem
+
+
+def _form(out: Any, ref: torch.Tensor) -> Comparison | None:
+    """A tensor of the reference's shape and dtype, or the failing Comparison."""
     if not isinstance(out, torch.Tensor):
         kind = getattr(out, "type_name", type(out).__name__)
         return Comparison(Status.WRONG_SHAPE, f"returned {kind}, expected a Tensor")
@@ -80,23 +91,14 @@ def _structure(out: Any, ref: torch.Tensor) -> Comparison | None:
         return Comparison(Status.WRONG_SHAPE, f"shape {tuple(out.shape)}, expected {tuple(ref.shape)}")
     if out.dtype != ref.dtype:
         return Comparison(Status.WRONG_DTYPE, f"dtype {out.dtype}, expected {ref.dtype}")
-    if out.is_floating_point():
-        bad = int((~torch.isfinite(out.to(ref.device)) & torch.isfinite(ref)).sum())
-        if bad:
-            return Comparison(Status.NONFINITE, f"{bad} of {ref.numel()} elements are non-finite where the reference "
-                                                "is finite")
     return None
 
 
 def compare_tensor(out: Any, ref: torch.Tensor, contract: Contract, dtype: str, workload: Workload) -> Comparison:
     """Compare one output tensor with one reference tensor."""
-    if not isinstance(out, torch.Tensor):
-        kind = getattr(out, "type_name", type(out).__name__)
-        return Comparison(Status.WRONG_SHAPE, f"returned {kind}, expected a Tensor")
-    if tuple(out.shape) != tuple(ref.shape):
-        return Comparison(Status.WRONG_SHAPE, f"shape {tuple(out.shape)}, expected {tuple(ref.shape)}")
-    if out.dtype != ref.dtype:
-        return Comparison(Status.WRONG_DTYPE, f"dtype {out.dtype}, expected {ref.dtype}")
+    problem = _form(out, ref)
+    if problem is not None:
+        return problem
     exact = not ref.is_floating_point() or contract.kind == "exact"
     tolerance = contract.tolerance(dtype, workload) if contract.kind == "allclose" and not exact else None
     tally = _Tally()

@@ -38,9 +38,9 @@ _GPU_LOCKS_GUARD = threading.Lock()
 
 
 def gpu_lock(gpu: str | None) -> threading.Lock:
+    """The lock of one GPU, made on first use."""
     with _GPU_LOCKS_GUARD:
         return _GPU_LOCKS.setdefault(gpu, threading.Lock())
-"""Held through a candidate's whole performance stage: timings on one GPU never overlap (one GPU per process)."""
 
 DEFAULT_TIMEOUT_S = {"cpu": 600.0, "cuda": 300.0}
 """Wall-clock limit per candidate: the interpreter is slow; on a GPU most of it is compilation."""

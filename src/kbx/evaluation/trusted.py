@@ -246,8 +246,7 @@ class _State:
             self._references.move_to_end(key)
             return self._references[key]
         with torch.no_grad():
-            generator = torch.Generator(device=self.device).manual_seed(case["seed"])
-            result = code.reference(**code.make_inputs(workload, case["dtype"], generator))
+            result = code.reference(**self._inputs(code, case, workload))
         outputs = output_items(result)
         size = sum(t.numel() * t.element_size() for t in outputs if isinstance(t, torch.Tensor))
         self._references[key] = outputs

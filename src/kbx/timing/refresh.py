@@ -52,7 +52,6 @@ class ValueRefresher:
         self._tensor = torch.Tensor
         self._float32 = torch.float32
         self._no_grad = torch.no_grad
-        self._overlap_error = RuntimeError
 
     def __call__(self, inputs: Mapping[str, Any]) -> None:
         with self._no_grad():
@@ -71,5 +70,5 @@ class ValueRefresher:
             self._uniform(noise, 1.0 - self._relative, 1.0 + self._relative, generator=self._generator)
             try:
                 self._mul(chunk, noise)
-            except self._overlap_error:  # elements sharing memory (an expanded tensor): leave it as it is
+            except RuntimeError:  # elements sharing memory (an expanded tensor): leave it as it is
                 return
