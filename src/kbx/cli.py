@@ -7,6 +7,7 @@ import json
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from kbx.errors import KbxError
@@ -99,6 +100,9 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
                         help="local: this host's GPUs; ray: one actor per GPU of a Ray cluster")
     parser.add_argument("--ray-address", help="Ray cluster address (default: start a local one)")
     parser.add_argument("--no-cache", action="store_true", help="evaluate even work the store already has")
+    parser.add_argument("--timing-rounds", type=int, help="GPU timing: rounds of eager, compile, candidate (default 3)")
+    parser.add_argument("--timing-budget", type=float,
+                        help="GPU timing: sampling seconds per side per round (default 1.0)")
     _store_option(parser)
     _suite_option(parser)
 
@@ -164,7 +168,21 @@ def _options(args: argparse.Namespace):  # noqa: ANN202 - RunOptions, imported l
         suite=args.suite,
         store=args.store,
         use_cache=not args.no_cache,
+        timing=_timing(args),
     )
+
+
+def _timing(args: argparse.Namespace):  # noqa: ANN202 - TimingSettings, imported lazily
+    from kbx.evaluation.bench_inputs import TimingSettings
+
+    settings = TimingSettings()
+    if args.timing_rounds is not None:
+        settings = replace(settings, rounds=args.timing_rounds)
+    if args.timing_budget is not None:
+        settings = replace(settings, budget_s=args.timing_budget)
+    if settings.rounds < 1 or settings.budget_s <= 0:
+        raise KbxError("--timing-rounds must be >= 1 and --timing-budget > 0")
+    return settings
 
 
 def _eval(args: argparse.Namespace) -> int:

@@ -21,6 +21,7 @@ from typing import Any, TextIO
 from kbx.candidates.ingest import ingest
 from kbx.candidates.source import Candidate
 from kbx.errors import KbxError
+from kbx.evaluation.bench_inputs import TimingSettings
 from kbx.evaluation.pipeline import Evaluator
 from kbx.evaluation.result import Evaluation
 from kbx.evaluation.sandbox import Limits
@@ -58,6 +59,8 @@ class RunOptions:
     use_cache: bool = True
     """Serve work identical to a stored evaluation (`kbx.store.cache`) from the store."""
     model: str | None = None
+    timing: TimingSettings = TimingSettings()  # noqa: RUF009 - frozen, so one shared default is safe
+    """How the performance stage measures on a GPU (part of the cache key)."""
 
     def to_config(self) -> dict[str, Any]:
         """What a resumed run needs to redo the same selection."""
@@ -65,6 +68,7 @@ class RunOptions:
             "selection": {"tasks": list(self.tasks), "category": self.category,
                           "suite": None if self.suite is None else str(self.suite)},
             "timeout_s": self.timeout_s,
+            "timing": self.timing.to_json(),
         }
 
 
@@ -119,6 +123,7 @@ def resume_run(run_id: str, options: RunOptions, progress: TextIO | None = sys.s
         options, resume=info.run_id, device=info.device, tasks=tuple(selection.get("tasks") or ()),
         category=selection.get("category"), suite=Path(selection["suite"]) if selection.get("suite") else None,
         timeout_s=info.config.get("timeout_s"), model=info.model,
+        timing=TimingSettings(**info.config["timing"]) if info.config.get("timing") else TimingSettings(),
     )
     if info.method == "eval":
         return evaluate_sources(info.config.get("sources", []), options, progress)
@@ -200,12 +205,12 @@ def _run(
 def _evaluators(options: RunOptions, limits: Limits | None, secret_seed: int | None) -> Any:
     """The run's evaluators: local (one per visible GPU, or one on the CPU) or Ray actors."""
     if options.executor == "local":
-        return open_evaluators(options.device, options.gpus, limits, secret_seed)
+        return open_evaluators(options.device, options.gpus, limits, secret_seed, options.timing)
     if options.executor == "ray":
         from kbx.ray_executor import open_ray_evaluators
 
         return open_ray_evaluators(options.device, options.gpus, limits, secret_seed, options.ray_address,
-                                   options.suite)
+                                   options.suite, options.timing)
     raise KbxError(f"unknown executor {options.executor!r}: local or ray")
 
 

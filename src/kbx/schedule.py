@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from typing import Any, TypeVar
 
+from kbx.evaluation.bench_inputs import TimingSettings
 from kbx.evaluation.cases import new_secret_seed
 from kbx.evaluation.pipeline import Evaluator
 from kbx.evaluation.sandbox import Limits
@@ -52,12 +53,14 @@ def plan_gpus(device: str, gpus: int | None) -> list[str | None]:
 
 @contextmanager
 def open_evaluators(
-    device: str, gpus: int | None, limits: Limits | None, secret_seed: int | None
+    device: str, gpus: int | None, limits: Limits | None, secret_seed: int | None,
+    timing: TimingSettings | None = TimingSettings(),  # noqa: B008 - frozen, so one shared default is safe
 ) -> Iterator[list[Evaluator]]:
-    """The evaluators of a run, all sharing one secret seed; closed on exit."""
+    """The evaluators of a run, all sharing one secret seed and timing settings; closed on exit."""
     seed = new_secret_seed() if secret_seed is None else secret_seed
     with ExitStack() as stack:
-        yield [stack.enter_context(Evaluator(device, limits, seed, gpu=gpu)) for gpu in plan_gpus(device, gpus)]
+        yield [stack.enter_context(Evaluator(device, limits, seed, timing=timing, gpu=gpu))
+               for gpu in plan_gpus(device, gpus)]
 
 
 def run_all(
