@@ -162,7 +162,8 @@ class _State:
         return asdict(read_device_clocks())
 
     def work(self, task_dir: str, case: dict[str, Any], seeds: list[int]) -> dict[str, int]:
-        """FLOPs (torch's flop counter over the reference) and minimum bytes of one slot's first input set."""
+        """FLOPs (the task's `flops(**inputs)`, else torch's flop counter over the reference) and minimum bytes of
+        one slot's first input set."""
         import torch
 
         from kbx.timing.sol import count_flops, minimum_bytes
@@ -171,7 +172,8 @@ class _State:
         inputs = self._timing_sets(code, case, seeds)[0]
         with torch.no_grad():
             outputs = code.reference(**inputs)
-        return {"flops": count_flops(code.reference, inputs), "bytes": minimum_bytes(inputs, outputs)}
+        flops = int(code.flops(**inputs)) if code.flops is not None else count_flops(code.reference, inputs)
+        return {"flops": flops, "bytes": minimum_bytes(inputs, outputs)}
 
     def baseline(
         self, task_dir: str, case: dict[str, Any], seeds: list[int], settings: dict[str, Any], kind: str
