@@ -83,6 +83,14 @@ def reference(query, key, value, window, scale=None):
     return torch.matmul(probs, value.float()).to(query.dtype)
 
 
+def flops(query, key, value, window, scale=None):
+    """The band's work, for the speed of light (the reference computes all seq x seq scores and masks most away):
+    query i meets min(i + 1, window) keys, each pair costing 2·head_dim FLOPs for q·k and 2·head_dim for p·v."""
+    *batch, seq, head_dim = query.shape
+    pairs = sum(min(i + 1, window) for i in range(seq)) if window < seq else seq * (seq + 1) // 2
+    return 4 * math.prod(batch) * pairs * head_dim
+
+
 def make_inputs(workload, dtype, generator):
     p = workload.params
     b, h, s, d = p["batch"], p["heads"], p["seq"], p["head_dim"]
