@@ -22,7 +22,7 @@ the bias is added in fp32 in the epilogue and the tile is rounded to the output 
 
 Speed. bench_video_3x3x3 is 355 GFLOP over a 103 MB input (float16): compute-bound, each input voxel is re-read
 from L2 once per tap. It should reach 300-450 TFLOP/s on an H100, about 0.8-1.2 ms; bench_video_stride2
-(178 GFLOP, 205 MB in, 103 MB out) about 0.5-0.7 ms.
+(355 GFLOP, 411 MB in, 206 MB out) likewise about 0.8-1.2 ms.
 """
 
 import torch

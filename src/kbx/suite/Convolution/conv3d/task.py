@@ -70,7 +70,7 @@ TASK = {
          "params": {"N": 8, "C_in": 128, "D": 16, "H": 56, "W": 56, "C_out": 128, "kernel": [3, 3, 3],
                     "padding": 1, "bias": True, "L": 3456}},
         {"name": "bench_video_stride2", "role": "bench",
-         "params": {"N": 4, "C_in": 64, "D": 32, "H": 112, "W": 112, "C_out": 128, "kernel": [3, 3, 3],
+         "params": {"N": 8, "C_in": 64, "D": 32, "H": 112, "W": 112, "C_out": 128, "kernel": [3, 3, 3],
                     "stride": [1, 2, 2], "padding": 1, "L": 1728}},
     ],
 }
