@@ -30,9 +30,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--wrong-only", action="store_true", help="skip the solutions (timed elsewhere)")
+    parser.add_argument("--shard", default="0/1", help="K/N: only every N-th task from the K-th (one GPU each)")
     args = parser.parse_args(argv)
     suite = load_suite()
     tasks = suite if args.tasks == ["all"] else select(suite, args.tasks)
+    shard, shards = (int(part) for part in args.shard.split("/"))
+    tasks = tasks[shard::shards]
     bad = False
     for task in tasks:
         try:
