@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -24,6 +24,9 @@ class Script:
     """Replies per task, played in order; the task is read from the first user message."""
 
     replies: Mapping[str, Sequence[str | Refusal]]
+    by_turn: bool = False
+    """Pick the reply by the conversation's turn (its assistant messages) rather than by requests served, so a
+    request asked again (after a reply was lost to a kill) gets the same reply."""
     requests: list[dict] = field(default_factory=list)
     served: dict[str, int] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -35,6 +38,8 @@ class Script:
             self.requests.append(body)
             index = self.served.get(task, 0)
             self.served[task] = index + 1
+        if self.by_turn:
+            index = sum(m["role"] == "assistant" for m in body["messages"])
         replies = self.replies[task]
         return replies[min(index, len(replies) - 1)]
 
@@ -43,32 +48,23 @@ class Script:
         return [r for r in self.requests if not r.get("refused")]
 
 
+Answer = tuple[int, Mapping[str, str], dict]
+"""(HTTP status, extra headers, JSON body) of one answer."""
+
+
 @contextmanager
-def serve(script: Script) -> Iterator[str]:
-    """Serve `script`; yields the base URL (`http://127.0.0.1:PORT/v1`)."""
+def http_server(answer: Callable[[str, Mapping[str, str], dict], Answer]) -> Iterator[str]:
+    """A JSON POST server on a free local port calling `answer(path, headers, body)`; yields its root URL."""
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:  # noqa: N802 - http.server's name
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            assert self.path == "/v1/chat/completions", self.path
-            assert self.headers["Authorization"] == "Bearer test-key"
-            answer = script.next(body)
-            if isinstance(answer, Refusal):
-                body["refused"] = True
-                self.send_response(answer.status)
-                for name, value in answer.headers.items():
-                    self.send_header(name, value)
-                payload = json.dumps({"error": {"message": "slow down"}}).encode()
-            else:
-                self.send_response(200)
-                payload = json.dumps({
-                    "id": "cmpl-test", "model": body["model"],
-                    "choices": [{"index": 0, "finish_reason": "stop",
-                                 "message": {"role": "assistant", "content": answer}}],
-                    "usage": {"prompt_tokens": 100 + len(body["messages"]), "completion_tokens": len(answer)},
-                }).encode()
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(payload)))
+            status, headers, reply = answer(self.path, self.headers, body)
+            payload = json.dumps(reply).encode()
+            self.send_response(status)
+            for name, value in {**headers, "Content-Type": "application/json",
+                                "Content-Length": str(len(payload))}.items():
+                self.send_header(name, value)
             self.end_headers()
             self.wfile.write(payload)
 
@@ -76,10 +72,30 @@ def serve(script: Script) -> Iterator[str]:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+        yield f"http://127.0.0.1:{server.server_address[1]}"
     finally:
         server.shutdown()
         server.server_close()
+
+
+@contextmanager
+def serve(script: Script) -> Iterator[str]:
+    """Serve `script` as OpenAI chat completions; yields the base URL (`http://127.0.0.1:PORT/v1`)."""
+
+    def answer(path: str, headers: Mapping[str, str], body: dict) -> Answer:
+        assert path == "/v1/chat/completions", path
+        assert headers["Authorization"] == "Bearer test-key"
+        reply = script.next(body)
+        if isinstance(reply, Refusal):
+            body["refused"] = True
+            return reply.status, reply.headers, {"error": {"message": "slow down"}}
+        return 200, {}, {
+            "id": "cmpl-test", "model": body["model"],
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": reply}}],
+            "usage": {"prompt_tokens": 100 + len(body["messages"]), "completion_tokens": len(reply)},
+        }
+
+    with http_server(answer) as root:
+        yield f"{root}/v1"
