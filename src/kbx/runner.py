@@ -185,7 +185,7 @@ def _run(
             # A Ray actor runs one evaluation at a time; locally the CPU runs one per core, a GPU one at a time.
             local_cpu = first.device == "cpu" and options.executor == "local"
             jobs = options.jobs or (os.cpu_count() or 1 if local_cpu else 1)
-            already = f", {len(pairs) - len(todo)} already done" if resumed else ""
+            already = f", {len(done) if generating else len(pairs) - len(todo)} already done" if resumed else ""
             planned = f"up to {generating.planned}" if generating else str(len(todo))
             _say(progress, f"kbx: run {run_id}: {planned} evaluation(s) on {describe(evaluators)}, {jobs} at a "
                            f"time per device{already} -> {options.out_dir} (store {store.path})")

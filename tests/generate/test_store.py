@@ -40,3 +40,16 @@ def test_generations_round_trip_and_are_stored_once(tmp_path):
     assert stored["usage"] == {"prompt_tokens": 10, "completion_tokens": 20, "cost_usd": 0.5}
     assert (stored["sample"], stored["iteration"], stored["parent_hash"], stored["raw"]) == (1, 2, "parent",
                                                                                             {"id": "r"})
+
+
+def test_threads_can_write_to_one_store_at_once(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+    from dataclasses import replace
+
+    generation = Generation("relu", 0, 0, "relu#s0", "abc", None, "openai:x", "x", (), "reply", None, Usage(), 1,
+                            0.0)
+    with Store(tmp_path / "k.db") as store:
+        _begin(store, "r1")
+        with ThreadPoolExecutor(8) as pool:
+            list(pool.map(lambda i: store.add_generation("r1", replace(generation, sample=i).to_json()), range(200)))
+        assert len(store.generations("r1")) == 200

@@ -25,6 +25,11 @@ RETRYABLE = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
 class ProviderError(KbxError):
     """A model request that failed for good: the run stops with this line (its stored generations resume)."""
 
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        """The HTTP status, None for connection errors and unreadable replies."""
+
 
 @dataclass
 class HttpClient:
@@ -50,9 +55,10 @@ class HttpClient:
             except urllib.error.HTTPError as exc:
                 detail = _error_detail(exc)
                 if exc.code not in RETRYABLE:
-                    raise ProviderError(f"{url}: HTTP {exc.code}: {detail}") from None
+                    raise ProviderError(f"{url}: HTTP {exc.code}: {detail}", exc.code) from None
                 if attempt == self.max_attempts:
-                    raise ProviderError(f"{url}: HTTP {exc.code} after {attempt} attempts: {detail}") from None
+                    message = f"{url}: HTTP {exc.code} after {attempt} attempts: {detail}"
+                    raise ProviderError(message, exc.code) from None
                 self.sleep(self._delay(attempt, exc.headers.get("Retry-After")))
             except (urllib.error.URLError, ConnectionError, TimeoutError) as exc:
                 if attempt == self.max_attempts:

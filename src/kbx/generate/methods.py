@@ -22,6 +22,7 @@ from typing import Any
 from kbx.candidates.extract import extract_code
 from kbx.candidates.source import Candidate
 from kbx.generate.feedback import feedback
+from kbx.generate.http import ProviderError
 from kbx.generate.prompts import task_prompt
 from kbx.generate.providers import Key, Message, Provider, Reply, Request, Usage
 from kbx.generate.settings import GenerationSettings
@@ -34,6 +35,10 @@ Evaluate = Callable[[Task, Candidate], Row]
 
 METHODS = ("oneshot", "sample", "refine")
 """The generating methods, by `--method` name."""
+
+CHAIN_ENDING = frozenset({400, 413, 422})
+"""HTTP statuses that end one chain rather than the run: the request itself was refused (a conversation grown
+past the context window, say), so asking again would fail again. Auth, model and URL errors stop the run."""
 
 
 class Stopped(Exception):
@@ -106,7 +111,7 @@ class Outcome:
     """The name of the best correct candidate, None when none passed."""
     best_hash: str | None
     stopped: str
-    """Why the chain ended: `done`, `iterations` or `repairs`."""
+    """Why the chain ended: `done`, `iterations`, `repairs`, or `provider: ...` (a request the provider refused)."""
 
     def to_json(self) -> dict[str, Any]:
         return {"task": self.task, "sample": self.sample, "steps": self.steps, "best": self.best,
@@ -131,15 +136,19 @@ class Session:
         """Every chain of every task; the first exception (a provider failure, a harness bug) stops the rest."""
         chains = [(task, sample) for task in tasks for sample in range(self.settings.samples)]
         workers = max(1, min(len(chains), self.settings.concurrency + evaluation_slots))
-        with ThreadPoolExecutor(workers, thread_name_prefix="kbx-gen") as pool:
-            futures = [pool.submit(self.chain, task, sample) for task, sample in chains]
+        pool = ThreadPoolExecutor(workers, thread_name_prefix="kbx-gen")
+        futures = [pool.submit(self.chain, task, sample) for task, sample in chains]
+        try:
             finished, _ = wait(futures, return_when=FIRST_EXCEPTION)
             failed = next((f for f in finished if f.exception() is not None), None)
             if failed is not None:
-                self._stop.set()
-                for future in futures:
-                    future.cancel()
                 raise failed.exception()  # type: ignore[misc]
+        except BaseException as exc:
+            # Chains in flight stop at their next step; an interrupt does not wait for them.
+            self._stop.set()
+            pool.shutdown(wait=not isinstance(exc, KeyboardInterrupt), cancel_futures=True)
+            raise
+        pool.shutdown()
         return [f.result() for f in futures]
 
     def chain(self, task: Task, sample: int) -> Outcome:
@@ -150,7 +159,14 @@ class Session:
         failures = 0
         limit = self.settings.iterations if self.method == "refine" else 1
         for iteration in range(limit):
-            reply, candidate, blocks, row = self.step(task, sample, iteration, messages, parent)
+            try:
+                reply, candidate, blocks, row = self.step(task, sample, iteration, messages, parent)
+            except ProviderError as exc:
+                if exc.status not in CHAIN_ENDING:
+                    raise
+                self.say(f"[model] {task.name}#s{sample}: chain ended: {exc}")
+                return Outcome(task.name, sample, iteration, best and best["candidate"],
+                               best and best["candidate_hash"], f"provider: {exc}")
             best = better(best, row)
             failures = 0 if row["status"] == "PASSED" else failures + 1
             stopped = ("done" if limit == 1 else "iterations") if iteration == limit - 1 else None

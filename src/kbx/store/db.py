@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -126,7 +127,8 @@ class RunInfo:
 
 
 class Store:
-    """One SQLite file. Safe to share between threads of one process (writes are serialised by SQLite)."""
+    """One SQLite file. Safe to share between threads of one process: its transactions are serialised by a lock
+    (one connection cannot hold two transactions at once, so two threads writing together would otherwise fail)."""
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
@@ -134,6 +136,7 @@ class Store:
         self._db = sqlite3.connect(self.path, timeout=60, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA foreign_keys=ON")
+        self._lock = threading.Lock()
         self._migrate()
 
     def close(self) -> None:
@@ -147,13 +150,14 @@ class Store:
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            yield self._db
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
 
     def _migrate(self) -> None:
         with self._transaction() as db:
