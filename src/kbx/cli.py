@@ -56,7 +56,8 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.set_defaults(handler=_eval)
 
     run = commands.add_parser("run", help="run a method over the suite (default: the reference solutions)")
-    run.add_argument("--method", default="reference", help="candidate source (default: reference)")
+    run.add_argument("--method", default="reference",
+                     help="reference (the suite's solutions, default), or oneshot, sample, refine with --model")
     run.add_argument("--resume", metavar="RUN", help="continue a stored run (id or unique prefix) where it stopped")
     _generation_options(run)
     _run_options(run)

@@ -125,9 +125,9 @@ def run_method(method: str, options: RunOptions, progress: TextIO | None = sys.s
 
     if options.generation is None:
         raise KbxError(f"--method {method} needs --model KIND:MODEL")
-    generating = generating_run(method, options.generation, tasks, suite, options.store, progress)
+    drive, names, planned = generating_run(method, options.generation, tasks, suite, options.store, progress)
     return _run([], [], {"method": method}, replace(options, model=options.generation.model), progress,
-                Generating(*generating))
+                Generating(drive, names, planned))
 
 
 def resume_run(run_id: str, options: RunOptions, progress: TextIO | None = sys.stderr) -> RunResult:
