@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from kbx.cli import main
 from kbx.generate.metrics import pass_at_k_by_task
 from kbx.generate.settings import GenerationSettings
 from kbx.runner import RunOptions, run_method
@@ -113,13 +114,15 @@ def test_samples_are_named_stored_and_give_pass_at_k_and_replay_reproduces_them(
     assert replay_run["generation"]["provider"] == f"replay:run:{result.run_id}"
 
 
-def test_oneshot_asks_once_per_task(server, tmp_path):
+def test_oneshot_asks_once_per_task(server, tmp_path, capsys):
     script = server({"relu": [replies.CORRECT]})
     result, run = _run("oneshot", tmp_path)
     assert [(r["candidate"], r["status"]) for r in result.rows] == [("relu#s0", "PASSED")]
     assert len(script.requests) == 1 and run["method"] == "oneshot"
     assert result.rows[0]["provenance"]["response"] == replies.CORRECT
     assert result.rows[0]["provenance"]["model"] == "openai:scripted"
+    assert main(["runs", "show", result.run_id]) == 0
+    assert f"model calls  1, 102 prompt + {len(replies.CORRECT)} completion tokens, unpriced" in capsys.readouterr().out
 
 
 def test_generation_flags_are_checked(tmp_path):
