@@ -35,6 +35,15 @@ def test_openai_reply_usage_and_request_body(openai_env):
     assert [m["role"] for m in body["messages"]] == ["system", "user"]
 
 
+def test_the_max_tokens_field_can_be_renamed(openai_env):
+    script = Script({"relu": ["ok"]})
+    with serve(script) as url:
+        openai_env.setenv("KBX_OPENAI_BASE_URL", url)
+        openai_env.setenv("KBX_OPENAI_MAX_TOKENS_FIELD", "max_completion_tokens")
+        open_provider("openai:tiny").complete(REQUEST)
+    assert script.requests[0]["max_completion_tokens"] == 8192 and "max_tokens" not in script.requests[0]
+
+
 def test_429_is_retried_after_the_servers_retry_after(openai_env):
     script = Script({"relu": [Refusal(429, {"Retry-After": "7"}), Refusal(503), "done"]})
     waits: list[float] = []

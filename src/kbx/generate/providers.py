@@ -103,10 +103,13 @@ class OpenAIProvider:
         self.key = os.environ.get("OPENAI_API_KEY")
         if not self.key and self.base_url == self.DEFAULT_BASE:
             raise KbxError(f"{self.name} needs OPENAI_API_KEY (or KBX_OPENAI_BASE_URL for a local server)")
+        # OpenAI's own API refuses `max_tokens` for its reasoning models; compatible servers may not know the new name.
+        default_field = "max_completion_tokens" if self.base_url == self.DEFAULT_BASE else "max_tokens"
+        self.max_tokens_field = os.environ.get("KBX_OPENAI_MAX_TOKENS_FIELD") or default_field
 
     def complete(self, request: Request) -> Reply:
         body: dict[str, Any] = {"model": self.model, "messages": [m.to_json() for m in request.messages],
-                                "max_tokens": request.max_tokens}
+                                self.max_tokens_field: request.max_tokens}
         if request.temperature is not None:
             body["temperature"] = request.temperature
         headers = {"Authorization": f"Bearer {self.key}"} if self.key else {}
