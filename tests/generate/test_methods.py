@@ -105,6 +105,7 @@ def test_samples_are_named_stored_and_give_pass_at_k_and_replay_reproduces_them(
     assert len(script.completions()) == 4, "a failed sample is not retried"
     assert all(r["temperature"] == 0.7 for r in script.requests)
     assert pass_at_k_by_task(result.rows, 1) == {"relu": 0.5}
+    assert run["generation"]["pass_at_k"] == {"pass@1": 0.5, "pass@4": 1.0}
     assert sorted(r["status"] for r in result.rows) == ["MISMATCH", "PASSED", "PASSED", "REJECTED_STATIC"]
 
     replayed, replay_run = _run("sample", tmp_path / "replay", samples=4, model=f"replay:run:{result.run_id}")

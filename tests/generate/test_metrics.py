@@ -6,7 +6,7 @@ from math import comb
 
 import pytest
 
-from kbx.generate.metrics import pass_at_k, pass_at_k_by_task
+from kbx.generate.metrics import pass_at_k, pass_at_k_by_task, pass_at_k_summary
 
 
 @pytest.mark.parametrize("n", [1, 2, 5, 10, 20])
@@ -33,3 +33,8 @@ def test_pass_at_k_by_task_from_rows():
     rows += [{"task": "add", "status": "PASSED"}]
     assert pass_at_k_by_task(rows, 1) == {"add": 1.0, "relu": 0.5}
     assert pass_at_k_by_task(rows, 2) == {"relu": pytest.approx(1 - 1 / 6)}
+
+
+def test_pass_at_k_summary_averages_over_tasks_for_the_ks_the_samples_allow():
+    rows = [{"task": t, "status": s} for t in ("relu", "add") for s in ("PASSED", "MISMATCH", "MISMATCH")]
+    assert pass_at_k_summary(rows, 3) == {"pass@1": pytest.approx(1 / 3, abs=1e-4), "pass@3": 1.0}

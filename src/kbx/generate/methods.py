@@ -100,7 +100,7 @@ def better(best: Row | None, row: Row) -> Row | None:
     return row if (row.get("speedup_eager") or 0.0) > (best.get("speedup_eager") or 0.0) else best
 
 
-@dataclass
+@dataclass(frozen=True)
 class Outcome:
     """What one chain ended with."""
 
