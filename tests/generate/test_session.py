@@ -105,3 +105,19 @@ def test_stored_steps_are_not_asked_or_evaluated_again(store, suite):
     session.run([suite["relu"]], 1)
     assert len(first.requests) == 3 and second.requests == [] and session.reused == 3
     assert sorted(evaluated) == ["relu#s0", "relu#s1", "relu#s2"]
+
+
+def test_refine_keeps_the_fastest_correct_attempt_and_tells_the_model(store, suite):
+    """wrong, compile error, correct, faster, wrong, wrong: the best is the faster one, and feedback says so."""
+    verdicts = [("MISMATCH", None), ("COMPILE_ERROR", None), ("PASSED", 1.0), ("PASSED", 1.5), ("MISMATCH", None),
+                ("MISMATCH", None)]
+
+    def evaluate(task, candidate):
+        status, speedup = verdicts[candidate.provenance["iteration"]]
+        return {**_row(task, candidate, status), "speedup_eager": speedup, "performance": None}
+
+    provider = FakeProvider(lambda request: f"attempt {request.key.iteration}")
+    (outcome,) = _session(store, suite, provider, evaluate, iterations=6).run([suite["relu"]], 1)
+    assert outcome.best == "relu#s0.i3" and outcome.steps == 6 and outcome.stopped == "iterations"
+    assert "best correct kernel so far is attempt 4 (1.50x vs eager)" in provider.requests[-1].messages[-1].content
+    assert "is correct" in provider.requests[4].messages[-1].content
