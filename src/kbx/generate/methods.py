@@ -213,9 +213,12 @@ class Session:
             messages, reply.text, reply.finish_reason, reply.usage, reply.attempts, reply.latency_s, reply.raw,
         )
         self.store.add_generation(self.run_id, generation.to_json())
-        tokens = f"{reply.usage.prompt_tokens}+{reply.usage.completion_tokens} tokens"
+        usage = reply.usage
+        tokens = ("tokens not reported" if usage.prompt_tokens is None or usage.completion_tokens is None
+                  else f"{usage.prompt_tokens}+{usage.completion_tokens} tokens")
+        how = "replayed" if reply.attempts == 0 else f"{reply.latency_s:.1f}s"
         retries = f", {reply.attempts} attempts" if reply.attempts > 1 else ""
-        self.say(f"[model] {name:28s} {tokens}, {reply.latency_s:.1f}s{retries}")
+        self.say(f"[model] {name:28s} {tokens}, {how}{retries}")
 
 
 def totals(generations: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

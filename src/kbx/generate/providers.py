@@ -76,7 +76,7 @@ class Reply:
     """The model as the provider named it in its reply."""
     finish_reason: str | None = None
     attempts: int = 1
-    """HTTP attempts it took (retries after 429/5xx/connection errors included)."""
+    """HTTP attempts it took (retries after 429/5xx/connection errors included); 0 for a replayed reply."""
     latency_s: float = 0.0
     raw: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     """The provider's whole JSON reply (reasoning text and all), for the record."""
