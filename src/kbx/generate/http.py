@@ -8,6 +8,7 @@ key, model or URL) and raises one line.
 from __future__ import annotations
 
 import email.utils
+import http.client
 import json
 import random
 import time
@@ -60,7 +61,7 @@ class HttpClient:
                     message = f"{url}: HTTP {exc.code} after {attempt} attempts: {detail}"
                     raise ProviderError(message, exc.code) from None
                 self.sleep(self._delay(attempt, exc.headers.get("Retry-After")))
-            except (urllib.error.URLError, ConnectionError, TimeoutError) as exc:
+            except (urllib.error.URLError, http.client.HTTPException, ConnectionError, TimeoutError) as exc:
                 if attempt == self.max_attempts:
                     raise ProviderError(f"{url}: {getattr(exc, 'reason', exc)} after {attempt} attempts") from None
                 self.sleep(self._delay(attempt, None))
