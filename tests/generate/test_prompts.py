@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_the_task_prompt_states_task_reference_signature_contract_and_target(suite):
     system, user = task_prompt(suite["gelu"], suite, "NVIDIA H100 80GB HBM3")
     assert system.role == "system" and "exactly one fenced ```python code block" in system.content
+    assert "`triton`, `math`" in system.content and "numpy included" in system.content
     text = user.content
     assert "def gelu(input, approximate='none'):" in text
     assert suite["gelu"].reference_source.strip() in text

@@ -1,5 +1,6 @@
 """Prompts: the template files in `prompts/` (package data) filled with a task's facts.
 
+`system.md` fields: modules (the anti-cheat's allow-list of importable modules, so the prompt cannot drift from it).
 `task.md` fields: name, category, level, description, signature, parameters, reference, dtypes, contract,
 forbidden, workloads, target (the device paragraph of `kbx.generate.gpus`), example_task and example (a suite
 solution of another task, so the model sees the expected shape of an answer without seeing this task's).
@@ -12,6 +13,7 @@ from functools import cache
 from importlib.resources import files
 from string import Template
 
+from kbx.candidates.capabilities import ALLOWED_MODULES
 from kbx.errors import KbxError
 from kbx.generate.gpus import describe_target
 from kbx.generate.providers import Message
@@ -55,4 +57,6 @@ def task_prompt(task: Task, suite: Mapping[str, Task], target: str | None) -> tu
         "example_task": example.name,
         "example": example.solution_file.read_text().strip(),
     }
-    return (Message("system", template("system").substitute()), Message("user", template("task").substitute(fields)))
+    modules = ", ".join(f"`{m}`" for m in ALLOWED_MODULES if m != "__future__")
+    return (Message("system", template("system").substitute(modules=modules)),
+            Message("user", template("task").substitute(fields)))
