@@ -13,8 +13,8 @@ so nothing is asked or evaluated twice and a refine chain carries on from its la
 from __future__ import annotations
 
 import threading
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -133,23 +133,42 @@ class Session:
         self._lock = threading.Lock()
 
     def run(self, tasks: Sequence[Task], evaluation_slots: int) -> list[Outcome]:
-        """Every chain of every task; the first exception (a provider failure, a harness bug) stops the rest."""
+        """Every chain of every task, on `concurrency + evaluation_slots` threads. The first exception (a provider
+        failure, a harness bug) stops the chains at their next step and is raised once the steps in flight are
+        stored. The threads are daemons, so an interrupt does not wait for a model still thinking."""
         chains = [(task, sample) for task in tasks for sample in range(self.settings.samples)]
-        workers = max(1, min(len(chains), self.settings.concurrency + evaluation_slots))
-        pool = ThreadPoolExecutor(workers, thread_name_prefix="kbx-gen")
-        futures = [pool.submit(self.chain, task, sample) for task, sample in chains]
+        queue = deque(enumerate(chains))
+        outcomes: dict[int, Outcome] = {}
+        errors: list[BaseException] = []
+
+        def worker() -> None:
+            while not self._stop.is_set():
+                with self._lock:
+                    if not queue:
+                        return
+                    index, (task, sample) = queue.popleft()
+                try:
+                    outcomes[index] = self.chain(task, sample)
+                except Stopped:
+                    return
+                except BaseException as exc:  # re-raised in the caller's thread below
+                    errors.append(exc)
+                    self._stop.set()
+                    return
+
+        count = max(1, min(len(chains), self.settings.concurrency + evaluation_slots))
+        threads = [threading.Thread(target=worker, name=f"kbx-gen-{i}", daemon=True) for i in range(count)]
+        for thread in threads:
+            thread.start()
         try:
-            finished, _ = wait(futures, return_when=FIRST_EXCEPTION)
-            failed = next((f for f in finished if f.exception() is not None), None)
-            if failed is not None:
-                raise failed.exception()  # type: ignore[misc]
-        except BaseException as exc:
-            # Chains in flight stop at their next step; an interrupt does not wait for them.
+            for thread in threads:
+                thread.join()
+        except BaseException:
             self._stop.set()
-            pool.shutdown(wait=not isinstance(exc, KeyboardInterrupt), cancel_futures=True)
             raise
-        pool.shutdown()
-        return [f.result() for f in futures]
+        if errors:
+            raise errors[0]
+        return [outcomes[i] for i in range(len(chains))]
 
     def chain(self, task: Task, sample: int) -> Outcome:
         """One sample of one task: a single step, or refine's loop."""
