@@ -3,6 +3,7 @@ one line per candidate, marked BAD unless it got the status the suite expects of
 
     python scripts/verify_tasks.py gelu softmax            # CPU interpreter: smoke + check (+ perturbed) cases
     python scripts/verify_tasks.py --device cuda matmul    # on a GPU: every workload, timing off
+    python scripts/verify_tasks.py --wrong-only all        # only the wrong/ candidates, of every task
 
 Also runs `kbx tasks validate` on the same tasks first. Exit status 1 when anything is BAD.
 """
@@ -28,8 +29,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("tasks", nargs="+")
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--wrong-only", action="store_true", help="skip the solutions (timed elsewhere)")
+    parser.add_argument("--shard", default="0/1", help="K/N: only every N-th task from the K-th (one GPU each)")
     args = parser.parse_args(argv)
-    tasks = select(load_suite(), args.tasks)
+    suite = load_suite()
+    tasks = suite if args.tasks == ["all"] else select(suite, args.tasks)
+    shard, shards = (int(part) for part in args.shard.split("/"))
+    tasks = tasks[shard::shards]
     bad = False
     for task in tasks:
         try:
@@ -37,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
         except TaskError as exc:
             bad = True
             print(f"BAD {task.name}: {exc}")
-    pairs = [(t, p) for t in tasks for p in [t.solution_file, *t.wrong_files()]]
+    pairs = [(t, p) for t in tasks for p in [*([] if args.wrong_only else [t.solution_file]), *t.wrong_files()]]
     with Evaluator(args.device, Limits(timeout_s=300), timing=None) as evaluator:
 
         def run(pair):

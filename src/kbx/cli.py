@@ -138,6 +138,7 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
                         help="local: this host's GPUs; ray: one actor per GPU of a Ray cluster")
     parser.add_argument("--ray-address", help="Ray cluster address (default: start a local one)")
     parser.add_argument("--no-cache", action="store_true", help="evaluate even work the store already has")
+    parser.add_argument("--no-timing", action="store_true", help="correctness only, even on a GPU")
     parser.add_argument("--timing-rounds", type=int, help="GPU timing: rounds of eager, compile, candidate (default 3)")
     parser.add_argument("--timing-budget", type=float,
                         help="GPU timing: sampling seconds per side per round (default 1.0)")
@@ -214,6 +215,8 @@ def _options(args: argparse.Namespace):  # noqa: ANN202 - RunOptions, imported l
 def _timing(args: argparse.Namespace):  # noqa: ANN202 - TimingSettings, imported lazily
     from kbx.evaluation.bench_inputs import TimingSettings
 
+    if args.no_timing:
+        return None
     settings = TimingSettings()
     if args.timing_rounds is not None:
         settings = replace(settings, rounds=args.timing_rounds)

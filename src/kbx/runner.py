@@ -61,8 +61,8 @@ class RunOptions:
     use_cache: bool = True
     """Serve work identical to a stored evaluation (`kbx.store.cache`) from the store."""
     model: str | None = None
-    timing: TimingSettings = TimingSettings()  # noqa: RUF009 - frozen, so one shared default is safe
-    """How the performance stage measures on a GPU (part of the cache key)."""
+    timing: TimingSettings | None = TimingSettings()  # noqa: RUF009 - frozen, so one shared default is safe
+    """How the performance stage measures on a GPU (part of the cache key); None: correctness only."""
     generation: GenerationSettings | None = None
     """How a generating method (oneshot, sample, refine) asks its model; None for the others."""
 
@@ -72,7 +72,7 @@ class RunOptions:
             "selection": {"tasks": list(self.tasks), "category": self.category,
                           "suite": None if self.suite is None else str(self.suite)},
             "timeout_s": self.timeout_s,
-            "timing": self.timing.to_json(),
+            "timing": None if self.timing is None else self.timing.to_json(),
             **({"generation": self.generation.to_json()} if self.generation else {}),
         }
 
@@ -139,12 +139,19 @@ def resume_run(run_id: str, options: RunOptions, progress: TextIO | None = sys.s
         options, resume=info.run_id, device=info.device, tasks=tuple(selection.get("tasks") or ()),
         category=selection.get("category"), suite=Path(selection["suite"]) if selection.get("suite") else None,
         timeout_s=info.config.get("timeout_s"), model=info.model,
-        timing=TimingSettings(**info.config["timing"]) if info.config.get("timing") else TimingSettings(),
+        timing=_stored_timing(info.config),
         generation=GenerationSettings.from_json(info.config["generation"]) if info.config.get("generation") else None,
     )
     if info.method == "eval":
         return evaluate_sources(info.config.get("sources", []), options, progress)
     return run_method(info.method, options, progress)
+
+
+def _stored_timing(config: dict[str, Any]) -> TimingSettings | None:
+    """A stored run's timing settings (runs stored before they were recorded timed with the defaults)."""
+    if "timing" not in config:
+        return TimingSettings()
+    return None if config["timing"] is None else TimingSettings(**config["timing"])
 
 
 def evaluate_sources(sources: Sequence[str], options: RunOptions, progress: TextIO | None = sys.stderr) -> RunResult:

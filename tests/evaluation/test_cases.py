@@ -20,8 +20,11 @@ def test_cpu_plan_skips_bench_and_covers_every_dtype_and_seed():
     assert sum(c.secret for c in published) == len(published) // (len(PUBLIC_SEEDS) + 1)
 
 
-def test_cuda_plan_includes_bench():
-    assert any(c.role == "bench" for c in plan_cases(GELU, "cuda", 1))
+def test_cuda_plan_checks_bench_once_per_dtype_under_the_secret_seed():
+    bench = [c for c in plan_cases(GELU, "cuda", 1) if c.role == "bench"]
+    assert bench and all(c.secret for c in bench)
+    assert sorted((c.workload, c.dtype) for c in bench) == sorted(
+        (w.name, d) for w in GELU.workloads_for(("bench",)) for d in GELU.dtypes)
 
 
 def test_every_check_workload_gets_one_perturbed_secret_case_per_dtype_last():

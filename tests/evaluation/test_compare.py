@@ -3,7 +3,7 @@ from types import MappingProxyType
 
 import torch
 
-from kbx.evaluation.compare import compare
+from kbx.evaluation.compare import compare, second_opinion, wants_second_opinion
 from kbx.status import Status
 from kbx.tasks.spec import Contract, Tolerance, Workload
 
@@ -153,3 +153,25 @@ def test_a_check_that_raises_on_the_outputs_fails_them():
 
     (result,) = judge([torch.ones(2)], [torch.ones(2)], {}, Raises, contract("statistical"), "float32", W)
     assert result.status is Status.MISMATCH and "singular" in result.message
+
+
+def test_a_candidate_nearer_the_exact_answer_than_a_low_precision_reference_passes_against_float64():
+    torch.manual_seed(0)
+    a, b = torch.randn(64, 512, dtype=torch.float64), torch.randn(512, dtype=torch.float64)
+    exact = a @ b
+    # A reference that accumulates in fp16 (as a reduced-precision library path may), and a faithful kernel.
+    lossy = torch.zeros(64, dtype=torch.float16)
+    for k in range(512):
+        lossy = lossy + (a[:, k].half() * b[k].half())
+    faithful = exact.half()
+    contract = Contract("allclose", {"float16": Tolerance(1e-3, 1e-3)})
+    first = compare(faithful, [lossy], contract, "float16", W)
+    assert wants_second_opinion(first, contract)
+    again = second_opinion(faithful, [lossy], [exact], contract, "float16", W)
+    assert again is not None and again[0].status is Status.PASSED and again[0].against == "float64"
+    # A candidate as lossy as that reference fails against the exact answer too: the first verdict stands.
+    sloppy = lossy + 0.05
+    assert second_opinion(sloppy, [lossy], [exact], contract, "float16", W) is None
+    # Only value mismatches of element-wise contracts are judged again.
+    assert not wants_second_opinion(compare(faithful.float(), [lossy], contract, "float16", W), contract)
+    assert not wants_second_opinion(first, Contract("quantized", {"float16": Tolerance(1e-3, 1e-3)}))

@@ -27,6 +27,10 @@ DEVICE_ROLES: dict[str, tuple[str, ...]] = {
 }
 """Workload roles each device can run: the interpreter is too slow for bench sizes."""
 
+SECRET_ONLY_ROLES: frozenset[str] = frozenset({"bench"})
+"""Roles checked under the secret seed alone: a bench case moves gigabytes through both workers, the public seeds
+already ran at every smaller size, and the performance stage re-checks the outputs of three more input sets."""
+
 PERTURBED_ROLE = "check"
 """The role whose workloads get a perturbed copy in every run."""
 
@@ -85,7 +89,8 @@ def case_seed(base: int, task: str, workload: str, dtype: str) -> int:
 
 
 def plan_cases(task: Task, device: str, secret_seed: int) -> list[Case]:
-    """Every workload the device can run x every dtype x (public seeds + the secret seed), then, when the task
+    """Every workload the device can run x every dtype x (public seeds + the secret seed; the secret seed alone for
+    `SECRET_ONLY_ROLES`), then, when the task
     defines `perturb`, each check workload's perturbed copy x every dtype under the secret seed.
 
     Perturbed cases come last: a candidate that fails a published workload is stopped before reaching them.
@@ -98,6 +103,8 @@ def plan_cases(task: Task, device: str, secret_seed: int) -> list[Case]:
     for workload in task.workloads_for(DEVICE_ROLES[device]):
         for dtype in task.dtypes:
             for base, secret in bases:
+                if workload.role in SECRET_ONLY_ROLES and not secret:
+                    continue
                 seed = case_seed(base, task.name, workload.name, dtype)
                 cases.append(Case(len(cases), workload.name, dtype, seed, secret, workload.role))
     if task.perturbs and PERTURBED_ROLE in DEVICE_ROLES[device]:

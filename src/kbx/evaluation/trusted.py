@@ -115,7 +115,7 @@ class _State:
     def check(self, task_dir: str, job_dir: str, cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
         import torch
 
-        from kbx.evaluation.compare import TASK_CHECKED, judge
+        from kbx.evaluation.compare import TASK_CHECKED, judge, second_opinion, wants_second_opinion
         from kbx.evaluation.outputs import unpack_output
 
         code = self._task_code(Path(task_dir))
@@ -139,6 +139,11 @@ class _State:
             outputs = [unpack_output(item) for item in saved["outputs"]]
             inputs = self._inputs(code, case, workload) if task.contract.kind in TASK_CHECKED else None
             comparisons = judge(outputs, expected, inputs, code, task.contract, case["dtype"], workload)
+            if wants_second_opinion(comparisons, task.contract):
+                gold = self._gold(code, case, workload)
+                if gold is not None:
+                    comparisons = second_opinion(
+                        outputs, expected, gold, task.contract, case["dtype"], workload) or comparisons
             results.append({"index": case["index"], "comparisons": [c.to_json() for c in comparisons]})
         self._free_cached()
         return results
@@ -157,7 +162,8 @@ class _State:
         return asdict(read_device_clocks())
 
     def work(self, task_dir: str, case: dict[str, Any], seeds: list[int]) -> dict[str, int]:
-        """FLOPs (torch's flop counter over the reference) and minimum bytes of one slot's first input set."""
+        """FLOPs (the task's `flops(**inputs)`, else torch's flop counter over the reference) and minimum bytes of
+        one slot's first input set."""
         import torch
 
         from kbx.timing.sol import count_flops, minimum_bytes
@@ -166,7 +172,8 @@ class _State:
         inputs = self._timing_sets(code, case, seeds)[0]
         with torch.no_grad():
             outputs = code.reference(**inputs)
-        return {"flops": count_flops(code.reference, inputs), "bytes": minimum_bytes(inputs, outputs)}
+        flops = int(code.flops(**inputs)) if code.flops is not None else count_flops(code.reference, inputs)
+        return {"flops": flops, "bytes": minimum_bytes(inputs, outputs)}
 
     def baseline(
         self, task_dir: str, case: dict[str, Any], seeds: list[int], settings: dict[str, Any], kind: str
@@ -235,6 +242,27 @@ class _State:
 
         generator = torch.Generator(device=self.device).manual_seed(case["seed"])
         return code.make_inputs(workload, case["dtype"], generator)
+
+    def _gold(self, code: Any, case: dict[str, Any], workload: Workload) -> list[Any] | None:
+        """The reference on float64 copies of the case's floating-point inputs; None when it cannot run so (a
+        reference that insists on its dtype, or no memory for the copies)."""
+        import torch
+
+        from kbx.evaluation.outputs import output_items
+
+        inputs = self._inputs(code, case, workload)
+        wide = {k: v.double() if isinstance(v, torch.Tensor) and v.is_floating_point() else v
+                for k, v in inputs.items()}
+        del inputs
+        try:
+            with torch.no_grad():
+                return output_items(code.reference(**wide))
+        except Exception:  # any failure leaves the first judgement standing
+            return None
+        finally:
+            del wide
+            if self.device == "cuda":
+                torch.cuda.empty_cache()
 
     def _reference(self, code: Any, case: dict[str, Any], workload: Workload) -> list[Any]:
         import torch

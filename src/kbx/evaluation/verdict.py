@@ -35,6 +35,10 @@ class Comparison:
     """The first few differing elements in row-major order."""
     rel_rmse: float | None = None
     """RMS(out - ref) / RMS(ref), reported for quantized contracts."""
+    against: str = "reference"
+    """What the output was judged against: the reference at the task dtype, or `float64` — the same reference run
+    on float64 copies of the inputs and rounded to the output dtype, consulted when the first judgement fails
+    (`kbx.evaluation.compare.second_opinion`)."""
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

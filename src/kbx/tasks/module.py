@@ -24,6 +24,9 @@ class TaskCode:
     """`make_inputs(workload, dtype, generator)` -> keyword arguments of the entry point."""
     check_outputs: Callable[..., str | None] | None = None
     """For property and statistical contracts: `check_outputs(outputs, inputs, expected, workload, dtype)`."""
+    flops: Callable[..., int] | None = None
+    """`flops(**inputs)` -> the FLOPs the operation needs, when torch's count over the reference says more (a
+    reference that computes what the operation then masks away, e.g. banded attention as full attention)."""
 
 
 def import_task(task: Task, register: bool = False) -> TaskCode:
@@ -53,5 +56,5 @@ def import_task(task: Task, register: bool = False) -> TaskCode:
 def _code_of(task: Task, module: ModuleType) -> TaskCode:
     return TaskCode(
         task=task, reference=module.reference, make_inputs=module.make_inputs,
-        check_outputs=getattr(module, "check_outputs", None),
+        check_outputs=getattr(module, "check_outputs", None), flops=getattr(module, "flops", None),
     )

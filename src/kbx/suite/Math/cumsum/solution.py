@@ -48,8 +48,9 @@ def _cumsum_kernel(
         # Inclusive scan of this chunk, shifted by the total of all earlier chunks.
         y = tl.cumsum(x, axis=1) + carry[:, None]
         tl.store(out_ptr + out_base[:, None] + l[None, :] * inner, y.to(out_ptr.dtype.element_ty), mask=mask)
-        # Masked lanes hold 0, so the row sum of the tile is exactly the chunk's total.
-        carry += tl.sum(x, axis=1)
+        # Masked lanes hold 0, so the scan's last lane is the running total through this chunk. (Read it from the
+        # scan rather than reducing x a second time: Triton 3.6 failed to compile a scan and a sum of one tile.)
+        carry = tl.sum(tl.where(tl.arange(0, BLOCK_L)[None, :] == BLOCK_L - 1, y, 0.0), axis=1)
 
 
 def _as_3d(x, dim):

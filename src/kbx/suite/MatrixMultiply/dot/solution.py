@@ -55,11 +55,10 @@ def dot(input, tensor):
     assert input.dim() == 1 and input.shape == tensor.shape, "dot takes two 1-D tensors of the same length"
     N = input.shape[0]
     out = torch.empty((), device=input.device, dtype=input.dtype)
-    # One partial per program, at most one program per chunk; programs the chosen BLOCK leaves without a launch
-    # keep their zero partial.
     G = max(1, min(_MAX_PROGRAMS, triton.cdiv(N, 1024)))
-    partials = torch.zeros((G,), device=input.device, dtype=torch.float32)
-    grid = lambda meta: (min(G, triton.cdiv(N, meta["BLOCK"])),)
-    _dot_partials_kernel[grid](input, tensor, partials, N, input.stride(0), tensor.stride(0))
+    partials = torch.empty((G,), device=input.device, dtype=torch.float32)
+    # Always G programs, whatever BLOCK the autotuner tries: each writes its slot (0 when it has no chunk), so no
+    # slot keeps a partial from an autotuning run of another config (which the final sum would add again).
+    _dot_partials_kernel[(G,)](input, tensor, partials, N, input.stride(0), tensor.stride(0))
     _sum_partials_kernel[(1,)](partials, out, G, BLOCK=triton.next_power_of_2(G))
     return out

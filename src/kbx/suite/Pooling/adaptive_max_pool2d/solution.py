@@ -45,7 +45,9 @@ def _pool_nchw_kernel(x_ptr, out_ptr, C, H, W, OH, OW, tiles, max_kh, sx_n, sx_c
     kw = tl.arange(0, BLOCK_KW)[None, :]
     base = x_ptr + n.to(tl.int64) * sx_n + c.to(tl.int64) * sx_c
 
-    acc = tl.full((BLOCK_O, BLOCK_KW), float("-inf"), x_ptr.dtype.element_ty)
+    # The running max is kept in fp32 (exact for every input dtype: a max only selects) so its type stays the same
+    # through the loop whatever type the compiler gives the max of two half-precision values.
+    acc = tl.full((BLOCK_O, BLOCK_KW), float("-inf"), tl.float32)
     for kh in range(0, max_kh):
         ih = hs + kh
         row = base + ih.to(tl.int64) * sx_h
@@ -53,8 +55,8 @@ def _pool_nchw_kernel(x_ptr, out_ptr, C, H, W, OH, OW, tiles, max_kh, sx_n, sx_c
         for k0 in tl.static_range(0, MAX_KW, BLOCK_KW):
             iw = ws + k0 + kw
             v = tl.load(row + iw.to(tl.int64) * sx_w, mask=row_ok & (iw < we), other=float("-inf"))
-            acc = tl.maximum(acc, v)
-    res = tl.max(acc, axis=1)[:, None]  # (BLOCK_O, 1)
+            acc = tl.maximum(acc, v.to(tl.float32))
+    res = tl.max(acc, axis=1)[:, None].to(out_ptr.dtype.element_ty)  # (BLOCK_O, 1)
     # The output is a fresh contiguous (N, C, OH, OW) tensor.
     tl.store(out_ptr + plane.to(tl.int64) * OH * OW + o, res, mask=o_ok)
 
@@ -76,16 +78,16 @@ def _pool_nhwc_kernel(x_ptr, out_ptr, C, H, W, OH, OW, tiles_c, sx_n, sx_c, sx_h
     c = tile_c * BLOCK_C + tl.arange(0, BLOCK_C)
     cmask = c < C
     base = x_ptr + n.to(tl.int64) * sx_n + c.to(tl.int64) * sx_c
-    acc = tl.full((BLOCK_C,), float("-inf"), x_ptr.dtype.element_ty)
+    acc = tl.full((BLOCK_C,), float("-inf"), tl.float32)  # fp32, as in the kernel above
     row = base + hs.to(tl.int64) * sx_h + ws.to(tl.int64) * sx_w  # the window's top-left tap
     for _ih in range(hs, he):
         tap = row
         for _iw in range(ws, we):
-            acc = tl.maximum(acc, tl.load(tap, mask=cmask, other=float("-inf")))
+            acc = tl.maximum(acc, tl.load(tap, mask=cmask, other=float("-inf")).to(tl.float32))
             tap += sx_w
         row += sx_h
     # The output is channels-last: (n, oh, ow) rows of C contiguous channels.
-    tl.store(out_ptr + pos.to(tl.int64) * C + c, acc, mask=cmask)
+    tl.store(out_ptr + pos.to(tl.int64) * C + c, acc.to(out_ptr.dtype.element_ty), mask=cmask)
 
 
 def _pair(size, H, W):

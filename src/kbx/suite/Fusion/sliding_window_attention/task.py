@@ -1,0 +1,123 @@
+"""Causal sliding-window self-attention (the local attention of Mistral/Gemma/Longformer-style decoders).
+
+    S[b, h, i, j] = scale * query[b, h, i] . key[b, h, j]            (B, H, S, S)
+    S[b, h, i, j] = -inf unless i - window < j <= i                  (query i sees the `window` keys i-window+1..i)
+    out[b, h] = softmax(S[b, h], dim=-1) @ value[b, h]               (B, H, S, D)
+
+`query`, `key` and `value` are (batch, heads, seq, head_dim) with one sequence length (self-attention), in
+float16 or bfloat16; `window` >= 1 counts the query's own position, so window = 1 returns `value` and
+window >= seq is plain causal attention. `scale` defaults to 1/sqrt(head_dim), as in
+`torch.nn.functional.scaled_dot_product_attention`. The output has the query's shape and dtype. The reference
+is the plain masked softmax, computed in float32 and rounded once: it materialises the (S, S) scores, which a
+sliding-window kernel never does. The point of the task is to skip the work outside the band: a
+flash-attention kernel that only visits the key blocks within `window` of its query tile does
+O(S * window) work instead of O(S^2), keeping a running softmax per row in fp32.
+
+Workloads cover windows of 1 (each row sees only itself), 17, 32 and 50 (a query tile's first key blocks are
+entirely outside the window of its last rows, so a running maximum that starts at -inf must not turn into
+NaN), 257 (wide enough for key blocks that need no mask at all), a window longer than the sequence (plain
+causal attention), sequence lengths that are not multiples of a block size (77, 129, 161, 200, 520), head dims
+32, 64 and 128, an explicit scale, and (B, S, H, D) tensors transposed to (B, H, S, D). Scores have a
+standard deviation of about 1.4, so the softmax is far from uniform and its running maximum keeps changing
+along a row; value has an offset of 0.5.
+
+Tolerance: the defaults (float16 1e-3 + 1e-3 |ref|, bfloat16 1.6e-2 + 1.6e-2 |ref|): against a float32
+reference the kernel's only roundings are the probabilities (to the dtype, for the tensor-core P @ V) and
+the output. Measured (CPU interpreter, seeds 0-3, all check workloads): the solution uses at most 0.65 of
+the float16 tolerance and 0.33 of the bfloat16 one (about one output ulp where a rounding flips); the
+off-by-one window misses the float16 tolerance by a factor of about 100 and the unguarded running maximum
+returns NaN.
+
+Bench: seq 8192 with windows of 1024 (head_dim 128) and 512 (head_dim 64). Eager PyTorch spends about 10 ms
+on the full float32 (S, S) scores; the band itself is only about 1/8 (1/16) of that matmul work.
+"""
+
+import math
+
+import torch
+
+from kbx.tasks import inputs, sizes
+
+TASK = {
+    "name": "sliding_window_attention",
+    "category": "Fusion",
+    "level": 2,
+    "signature": "(query, key, value, window, scale=None)",
+    "dtypes": ["float16", "bfloat16"],
+    "forbidden": ["scaled_dot_product_attention", "multi_head_attention_forward", "MultiheadAttention",
+                  "flex_attention", "softmax", "log_softmax", "exp", "exp2", "matmul", "rmatmul", "mm", "bmm", "mv",
+                  "dot", "vdot", "inner", "einsum", "tensordot", "addmm", "addbmm", "baddbmm", "addmv", "linear",
+                  "bilinear", "chain_matmul", "multi_dot", "vecdot", "sum", "@"],
+    "contract": {"kind": "allclose"},
+    "workloads": [
+        {"name": "smoke", "role": "smoke",
+         "params": {"batch": 1, "heads": 2, "seq": 128, "head_dim": 64, "window": 32}},
+        {"name": "check_w17_tail", "role": "check",
+         "params": {"batch": 1, "heads": 1, "seq": 129, "head_dim": 64, "window": 17}},
+        {"name": "check_w1_d32", "role": "check",
+         "params": {"batch": 2, "heads": 1, "seq": 77, "head_dim": 32, "window": 1}},
+        {"name": "check_window_past_seq_d128", "role": "check",
+         "params": {"batch": 1, "heads": 1, "seq": 200, "head_dim": 128, "window": 500}},
+        {"name": "check_w50_bshd_scale", "role": "check",
+         "params": {"batch": 1, "heads": 2, "seq": 161, "head_dim": 64, "window": 50, "scale": 0.3,
+                    "layout": "bshd"}},
+        {"name": "check_w257_long", "role": "check",
+         "params": {"batch": 1, "heads": 1, "seq": 520, "head_dim": 32, "window": 257}},
+        {"name": "bench_w1024_d128", "role": "bench",
+         "params": {"batch": 1, "heads": 8, "seq": 8192, "head_dim": 128, "window": 1024}},
+        {"name": "bench_w512_d64", "role": "bench",
+         "params": {"batch": 2, "heads": 4, "seq": 8192, "head_dim": 64, "window": 512}},
+    ],
+}
+
+
+def reference(query, key, value, window, scale=None):
+    seq = query.shape[-2]
+    scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
+    scores = torch.matmul(query.float() * scale, key.float().transpose(-2, -1))
+    i = torch.arange(seq, device=query.device)[:, None]
+    j = torch.arange(seq, device=query.device)[None, :]
+    outside = (j > i) | (j <= i - window)
+    scores.masked_fill_(outside, float("-inf"))
+    probs = torch.softmax(scores, dim=-1)
+    return torch.matmul(probs, value.float()).to(query.dtype)
+
+
+def flops(query, key, value, window, scale=None):
+    """The band's work, for the speed of light (the reference computes all seq x seq scores and masks most away):
+    query i meets min(i + 1, window) keys, each pair costing 2·head_dim FLOPs for q·k and 2·head_dim for p·v."""
+    *batch, seq, head_dim = query.shape
+    pairs = sum(min(i + 1, window) for i in range(seq)) if window < seq else seq * (seq + 1) // 2
+    return 4 * math.prod(batch) * pairs * head_dim
+
+
+def make_inputs(workload, dtype, generator):
+    p = workload.params
+    b, h, s, d = p["batch"], p["heads"], p["seq"], p["head_dim"]
+    if p.get("layout", "bhsd") == "bshd":
+        # (B, S, H, D) activations viewed as (B, H, S, D).
+        q = inputs.randn([b, s, h, d], dtype, generator, scale=1.2).transpose(1, 2)
+        k = inputs.randn([b, s, h, d], dtype, generator, scale=1.2).transpose(1, 2)
+        v = inputs.randn([b, s, h, d], dtype, generator, offset=0.5).transpose(1, 2)
+    else:
+        q = inputs.randn([b, h, s, d], dtype, generator, scale=1.2)
+        k = inputs.randn([b, h, s, d], dtype, generator, scale=1.2)
+        v = inputs.randn([b, h, s, d], dtype, generator, offset=0.5)
+    args = {"query": q, "key": k, "value": v, "window": p["window"]}
+    if "scale" in p:
+        args["scale"] = p["scale"]
+    return args
+
+
+def perturb(workload, rng):
+    # Batch, heads and the sequence length move without growing the (S, S) score entries; the window moves with
+    # the sequence but stays on its side of it (1 stays 1, a window past the sequence stays past it).
+    p = workload.params
+    cost = lambda dims: (dims[0] * dims[1] * dims[2] ** 2, dims[0] * dims[1] * dims[2])
+    b, h, s = sizes.shape_near(rng, [p["batch"], p["heads"], p["seq"]], cost=cost)
+    w = p["window"]
+    if w >= p["seq"]:
+        w = s + sizes.integer(rng, 0, w - p["seq"])
+    elif w > 1:
+        w = min(sizes.odd_near(rng, w, at_least=2), s - 1)
+    return {**p, "batch": b, "heads": h, "seq": s, "window": w}
