@@ -58,7 +58,7 @@ def test_a_correct_kernel_is_asked_to_go_faster_with_its_timings():
 
 
 def test_no_timings_on_the_cpu_is_said():
-    assert "No timings on this device" in feedback(_passed(0), 0, 1, None)
+    assert "No timings here" in feedback(_passed(0), 0, 1, None)
 
 
 def test_the_best_is_the_fastest_correct_and_ties_keep_the_first():

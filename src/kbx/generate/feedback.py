@@ -56,7 +56,7 @@ def timing_report(row: Row) -> str:
     """Per bench workload: milliseconds of the candidate and the baselines, speedups and SOL fraction."""
     performance = row.get("performance")
     if not performance:
-        return "No timings on this device (the CPU interpreter checks correctness only)."
+        return "No timings here (the CPU interpreter, or a run without timing): correctness only."
     lines = [f"Overall: {_x(row.get('speedup_eager'))} vs eager PyTorch, {_x(row.get('speedup_compile'))} vs "
              f"torch.compile, {_pct(row.get('sol_fraction'))} of the speed of light."]
     for w in performance.get("workloads", ()):
