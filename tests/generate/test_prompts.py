@@ -63,3 +63,4 @@ def test_the_template_files_are_package_data():
     for path in templates:
         relative = path.relative_to(ROOT / "src/kbx").as_posix()
         assert any(fnmatch.fnmatch(relative, g) for g in globs), f"{relative} is not packaged"
+
