@@ -56,10 +56,18 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.set_defaults(handler=_eval)
 
     run = commands.add_parser("run", help="run a method over the suite (default: the reference solutions)")
-    run.add_argument("--method", default="reference", help="candidate source (default: reference)")
+    run.add_argument("--method", default="reference",
+                     help="reference (the suite's solutions, default), or oneshot, sample, refine with --model")
     run.add_argument("--resume", metavar="RUN", help="continue a stored run (id or unique prefix) where it stopped")
+    _generation_options(run)
     _run_options(run)
     run.set_defaults(handler=_run)
+
+    prompt = commands.add_parser("prompt", help="print the prompt a generating method sends for one task")
+    prompt.add_argument("task")
+    prompt.add_argument("--gpu", help="target GPU named in the prompt, e.g. H100 (default: the CPU interpreter)")
+    _suite_option(prompt)
+    prompt.set_defaults(handler=_prompt)
 
     runs = commands.add_parser("runs", help="list and show stored runs").add_subparsers(title="runs")
     runs_list = runs.add_parser("list", help="the store's runs, oldest first")
@@ -86,6 +94,36 @@ def _store_option(parser: argparse.ArgumentParser) -> None:
 
 def _suite_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--suite", type=Path, help="suite folder (default: the suite shipped with kbx)")
+
+
+def _generation_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("generation (--method oneshot, sample, refine; see docs/generation.md)")
+    group.add_argument("--model", help="KIND:MODEL, e.g. openai:gpt-4.1, anthropic:claude-sonnet-4-5, "
+                                       "replay:FILE.jsonl, replay:run:RUN")
+    group.add_argument("--samples", type=int, default=1, help="samples per task (default 1)")
+    group.add_argument("--iterations", type=int, help="refine: model calls per chain at most (default 4)")
+    group.add_argument("--temperature", type=float, help="sampling temperature (default: the provider's)")
+    group.add_argument("--max-repairs", type=int, default=3,
+                       help="refine: consecutive failed attempts before a chain gives up (default 3)")
+    group.add_argument("--concurrency", type=int, default=8, help="model requests in flight at once (default 8)")
+    group.add_argument("--max-tokens", type=int, default=8192, help="completion tokens per reply (default 8192)")
+    group.add_argument("--request-timeout", type=float, default=600.0,
+                       help="seconds per model request (default 600)")
+
+
+def _generation(args: argparse.Namespace):  # noqa: ANN202 - GenerationSettings, imported lazily
+    from kbx.generate.settings import GenerationSettings
+
+    if getattr(args, "model", None) is None:
+        return None
+    iterations = args.iterations or (4 if args.method == "refine" else 1)
+    if args.method != "refine" and iterations != 1:
+        raise KbxError("--iterations is for --method refine")
+    return GenerationSettings(
+        model=args.model, samples=args.samples, iterations=iterations, temperature=args.temperature,
+        max_repairs=args.max_repairs, concurrency=args.concurrency, max_tokens=args.max_tokens,
+        request_timeout_s=args.request_timeout,
+    )
 
 
 def _run_options(parser: argparse.ArgumentParser) -> None:
@@ -170,6 +208,7 @@ def _options(args: argparse.Namespace):  # noqa: ANN202 - RunOptions, imported l
         store=args.store,
         use_cache=not args.no_cache,
         timing=_timing(args),
+        generation=_generation(args),
     )
 
 
@@ -202,6 +241,17 @@ def _run(args: argparse.Namespace) -> int:
     return _report(run_method(args.method, _options(args)))
 
 
+def _prompt(args: argparse.Namespace) -> int:
+    from kbx.generate.prompts import task_prompt
+    from kbx.tasks.registry import load_suite, select
+
+    suite = load_suite(args.suite)
+    (task,) = select(suite, [args.task])
+    for message in task_prompt(task, {t.name: t for t in suite}, args.gpu):
+        print(f"===== {message.role}\n{message.content}\n")
+    return 0
+
+
 def _runs_list(args: argparse.Namespace) -> int:
     from kbx.store import default_store_path
     from kbx.store.db import Store
@@ -228,12 +278,20 @@ def _runs_show(args: argparse.Namespace) -> int:
     with Store(args.store or default_store_path()) as store:
         info = store.run(args.run)
         rows = store.rows(info.run_id)
+        generations = store.generations(info.run_id)
     data = info.to_json()
     for key in ("run_id", "method", "model", "device", "git_sha", "harness", "finished", "secret_seed", "evaluations"):
         print(f"{key:12s} {data[key]}")
     env = info.environment
     print(f"{'environment':12s} {env.get('gpu') or env.get('triton_mode', '')} | torch {env.get('torch')} | "
           f"triton {env.get('triton')}")
+    if generations:
+        from kbx.generate.methods import totals
+
+        t = totals(generations)
+        cost = "unpriced" if t["cost_usd"] is None else f"${t['cost_usd']:.4f}"
+        print(f"{'model calls':12s} {t['model_calls']}, {t['prompt_tokens']} prompt + {t['completion_tokens']} "
+              f"completion tokens, {cost}")
     print(f"{'cached':12s} {sum(1 for r in rows if r.get('cached_from'))} served from earlier runs\n")
     print(summary_table(rows))
     return 0

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import subprocess
 import sys
 import time
@@ -25,6 +26,7 @@ from kbx.evaluation.bench_inputs import TimingSettings
 from kbx.evaluation.pipeline import Evaluator
 from kbx.evaluation.result import Evaluation
 from kbx.evaluation.sandbox import Limits
+from kbx.generate.settings import GenerationSettings
 from kbx.schedule import describe, environment, open_evaluators, run_all
 from kbx.store import default_store_path
 from kbx.store.cache import cache_key, harness_version
@@ -61,6 +63,8 @@ class RunOptions:
     model: str | None = None
     timing: TimingSettings | None = TimingSettings()  # noqa: RUF009 - frozen, so one shared default is safe
     """How the performance stage measures on a GPU (part of the cache key); None: correctness only."""
+    generation: GenerationSettings | None = None
+    """How a generating method (oneshot, sample, refine) asks its model; None for the others."""
 
     def to_config(self) -> dict[str, Any]:
         """What a resumed run needs to redo the same selection."""
@@ -69,6 +73,7 @@ class RunOptions:
                           "suite": None if self.suite is None else str(self.suite)},
             "timeout_s": self.timeout_s,
             "timing": None if self.timing is None else self.timing.to_json(),
+            **({"generation": self.generation.to_json()} if self.generation else {}),
         }
 
 
@@ -106,12 +111,23 @@ METHODS: dict[str, Callable[[Sequence[Task]], list[tuple[Task, Candidate]]]] = {
 
 def run_method(method: str, options: RunOptions, progress: TextIO | None = sys.stderr) -> RunResult:
     """Produce candidates with `method` for the selected tasks and evaluate them."""
-    if method not in METHODS:
-        raise KbxError(f"unknown method {method!r}; available: {', '.join(METHODS)}")
-    tasks = select(load_suite(options.suite), options.tasks or None, options.category)
+    from kbx.generate.methods import METHODS as GENERATING
+
+    if method not in METHODS and method not in GENERATING:
+        raise KbxError(f"unknown method {method!r}; available: {', '.join([*METHODS, *GENERATING])}")
+    suite = load_suite(options.suite)
+    tasks = select(suite, options.tasks or None, options.category)
     if not tasks:
         raise KbxError("no task matches the selection")
-    return _run(METHODS[method](tasks), [], {"method": method}, options, progress)
+    if method in METHODS:
+        return _run(METHODS[method](tasks), [], {"method": method}, options, progress)
+    from kbx.generate.drive import generating_run
+
+    if options.generation is None:
+        raise KbxError(f"--method {method} needs --model KIND:MODEL")
+    drive, names, planned = generating_run(method, options.generation, tasks, suite, options.store, progress)
+    return _run([], [], {"method": method}, replace(options, model=options.generation.model), progress,
+                Generating(drive, names, planned))
 
 
 def resume_run(run_id: str, options: RunOptions, progress: TextIO | None = sys.stderr) -> RunResult:
@@ -124,6 +140,7 @@ def resume_run(run_id: str, options: RunOptions, progress: TextIO | None = sys.s
         category=selection.get("category"), suite=Path(selection["suite"]) if selection.get("suite") else None,
         timeout_s=info.config.get("timeout_s"), model=info.model,
         timing=_stored_timing(info.config),
+        generation=GenerationSettings.from_json(info.config["generation"]) if info.config.get("generation") else None,
     )
     if info.method == "eval":
         return evaluate_sources(info.config.get("sources", []), options, progress)
@@ -154,6 +171,7 @@ def _run(
     config: dict[str, Any],
     options: RunOptions,
     progress: TextIO | None,
+    generating: Generating | None = None,
 ) -> RunResult:
     for line in skipped:
         _say(progress, f"skipped: {line}")
@@ -174,10 +192,16 @@ def _run(
             # A Ray actor runs one evaluation at a time; locally the CPU runs one per core, a GPU one at a time.
             local_cpu = first.device == "cpu" and options.executor == "local"
             jobs = options.jobs or (os.cpu_count() or 1 if local_cpu else 1)
-            already = f", {len(pairs) - len(todo)} already done" if resumed else ""
-            _say(progress, f"kbx: run {run_id}: {len(todo)} evaluation(s) on {describe(evaluators)}, {jobs} at a "
+            already = f", {len(done) if generating else len(pairs) - len(todo)} already done" if resumed else ""
+            planned = f"up to {generating.planned}" if generating else str(len(todo))
+            _say(progress, f"kbx: run {run_id}: {planned} evaluation(s) on {describe(evaluators)}, {jobs} at a "
                            f"time per device{already} -> {options.out_dir} (store {store.path})")
-            writer = _Writer(store, run_id, len(todo), progress, options.use_cache)
+            writer = _Writer(store, run_id, generating.planned if generating else len(todo), progress,
+                             options.use_cache)
+            generated = None
+            if generating is not None:
+                evaluate = _slot_evaluate(evaluators, jobs, writer, result)
+                generated = generating.run(evaluate, store, run_id, run_env.get("gpu"), len(evaluators) * jobs)
             for evaluation in run_all(evaluators, todo, lambda ev, pair: writer.evaluate(ev, *pair), jobs):
                 if evaluation is not None:
                     result.evaluations.append(evaluation)
@@ -188,8 +212,8 @@ def _run(
                 "run_id": run_id,
                 **config,
                 "device": first.device,
-                "tasks": sorted({t.name for t, _ in pairs}),
-                "evaluations": len(pairs),
+                "tasks": sorted({t.name for t, _ in pairs} | set(generating.tasks if generating else ())),
+                "evaluations": len(store.rows(run_id)) if generating else len(pairs),
                 "served_from_cache": writer.served,
                 "skipped": skipped,
                 "elapsed_s": round(result.elapsed_s, 2),
@@ -200,6 +224,7 @@ def _run(
                 "store": str(store.path),
                 "environment": run_env,
                 "secret_seed": first.secret_seed,
+                **({"generation": generated} if generated is not None else {}),
             }
         result.rows = store.rows(run_id)
     with open(options.out_dir / "results.jsonl", "w") as sink:
@@ -207,6 +232,39 @@ def _run(
             sink.write(json.dumps(row) + "\n")
     (options.out_dir / "run.json").write_text(json.dumps(run_info, indent=2) + "\n")
     return result
+
+
+@dataclass(frozen=True)
+class Generating:
+    """A method that makes candidates while the run goes (`kbx.generate`), rather than a list of them up front."""
+
+    run: Callable[[Callable[[Task, Candidate], dict[str, Any]], Store, str, str | None, int], dict[str, Any]]
+    """Given `evaluate(task, candidate) -> stored row`, the store, the run id, the GPU name (None on the CPU) and
+    how many evaluations may run at once: makes and evaluates its candidates, returns a summary for run.json."""
+    tasks: tuple[str, ...]
+    planned: int
+    """Evaluations at most (every chain taking every step), for the progress line."""
+
+
+def _slot_evaluate(evaluators: Sequence[Evaluator], jobs: int, writer: _Writer, result: RunResult
+                   ) -> Callable[[Task, Candidate], dict[str, Any]]:
+    """`evaluate(task, candidate) -> row` that blocks until one of `jobs` slots per evaluator is free."""
+    slots: queue.Queue[Evaluator] = queue.Queue()
+    for evaluator in evaluators:
+        for _ in range(max(1, jobs)):
+            slots.put(evaluator)
+
+    def evaluate(task: Task, candidate: Candidate) -> dict[str, Any]:
+        evaluator = slots.get()
+        try:
+            evaluation, row = writer.evaluate_row(evaluator, task, candidate)
+        finally:
+            slots.put(evaluator)
+        if evaluation is not None:
+            result.evaluations.append(evaluation)
+        return row
+
+    return evaluate
 
 
 def _evaluators(options: RunOptions, limits: Limits | None, secret_seed: int | None) -> Any:
@@ -262,6 +320,11 @@ class _Writer:
 
     def evaluate(self, evaluator: Evaluator, task: Task, candidate: Candidate) -> Evaluation | None:
         """The fresh Evaluation, or None when the store already had the same work."""
+        return self.evaluate_row(evaluator, task, candidate)[0]
+
+    def evaluate_row(self, evaluator: Evaluator, task: Task, candidate: Candidate
+                     ) -> tuple[Evaluation | None, dict[str, Any]]:
+        """(the fresh Evaluation or None when served from cache, the row as stored)."""
         timing = evaluator.timing.to_json() if evaluator.device == "cuda" and evaluator.timing else None
         key = cache_key(candidate.hash, task.version, evaluator.environment, timing)
         hit = self._store.cached(key) if self._use_cache and candidate.code is not None else None
@@ -270,12 +333,12 @@ class _Writer:
             row = {**row, "candidate": candidate.name, "provenance": dict(candidate.provenance)}
             self._store.add_evaluation(self._run_id, row, candidate.code, key, cached_from=source_run)
             self._report(row, f" (cached from run {source_run})")
-            return None
+            return None, {**row, "cached_from": source_run}
         evaluation = evaluator.evaluate(task, candidate)
         row = evaluation.to_json()
         self._store.add_evaluation(self._run_id, row, candidate.code, key)
         self._report(row, "")
-        return evaluation
+        return evaluation, {**row, "cached_from": None}
 
     def _report(self, row: dict[str, Any], note: str) -> None:
         with self._lock:

@@ -3,7 +3,8 @@
 Every write is one transaction, so a process killed at any moment leaves each evaluation either fully stored or
 absent; a resumed run skips the (task, candidate) pairs it already has, and the `UNIQUE` key makes a second copy
 impossible even if two writers raced. Nothing is ever updated or deleted: a run's end (and its secret seed) is a
-row of its own in `run_ends`.
+row of its own in `run_ends`. Generation methods add `generations` (version 2): one row per model call with its
+conversation, reply and tokens, so a resumed run re-uses what a model already said.
 
 Only the standard library is used, so the store works on the GPU machine too.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,7 +23,7 @@ from typing import Any
 
 from kbx.errors import KbxError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _MIGRATIONS: dict[int, str] = {
     1: """
@@ -68,6 +70,31 @@ _MIGRATIONS: dict[int, str] = {
     );
     CREATE INDEX evaluations_by_key ON evaluations(cache_key);
     """,
+    2: """
+    CREATE TABLE generations (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        run_id TEXT NOT NULL REFERENCES runs(run_id),
+        task TEXT NOT NULL,
+        sample INTEGER NOT NULL,
+        iteration INTEGER NOT NULL,
+        candidate TEXT NOT NULL,
+        candidate_hash TEXT NOT NULL,
+        parent_hash TEXT,
+        provider TEXT NOT NULL,
+        model TEXT,
+        messages_json TEXT NOT NULL,
+        reply TEXT NOT NULL,
+        finish_reason TEXT,
+        prompt_tokens INTEGER,
+        completion_tokens INTEGER,
+        cost_usd REAL,
+        attempts INTEGER NOT NULL,
+        latency_s REAL NOT NULL,
+        raw_json TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        UNIQUE (run_id, task, sample, iteration)
+    );
+    """,
 }
 """Schema version -> the SQL that brings version - 1 up to it. Add a version, never edit an old one."""
 
@@ -100,7 +127,8 @@ class RunInfo:
 
 
 class Store:
-    """One SQLite file. Safe to share between threads of one process (writes are serialised by SQLite)."""
+    """One SQLite file. Safe to share between threads of one process: its transactions are serialised by a lock
+    (one connection cannot hold two transactions at once, so two threads writing together would otherwise fail)."""
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
@@ -108,6 +136,7 @@ class Store:
         self._db = sqlite3.connect(self.path, timeout=60, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA foreign_keys=ON")
+        self._lock = threading.Lock()
         self._migrate()
 
     def close(self) -> None:
@@ -121,13 +150,14 @@ class Store:
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            yield self._db
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
 
     def _migrate(self) -> None:
         with self._transaction() as db:
@@ -173,6 +203,22 @@ class Store:
                 "cached_from, created_at, provenance_json, row_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (run_id, row["task"], row["candidate"], row["candidate_hash"], row["status"], cache_key,
                  cached_from, time.time(), json.dumps(row.get("provenance", {})), json.dumps(row)),
+            )
+            return cursor.rowcount == 1
+
+    def add_generation(self, run_id: str, generation: dict[str, Any]) -> bool:
+        """Store one model call (`kbx.generate.record.Generation.to_json()`); False if the run already had it."""
+        g = generation
+        with self._transaction() as db:
+            cursor = db.execute(
+                "INSERT OR IGNORE INTO generations (run_id, task, sample, iteration, candidate, candidate_hash, "
+                "parent_hash, provider, model, messages_json, reply, finish_reason, prompt_tokens, "
+                "completion_tokens, cost_usd, attempts, latency_s, raw_json, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (run_id, g["task"], g["sample"], g["iteration"], g["candidate"], g["candidate_hash"],
+                 g["parent_hash"], g["provider"], g["model"], json.dumps(g["messages"]), g["reply"],
+                 g["finish_reason"], g["usage"]["prompt_tokens"], g["usage"]["completion_tokens"],
+                 g["usage"]["cost_usd"], g["attempts"], g["latency_s"], json.dumps(g["raw"]), time.time()),
             )
             return cursor.rowcount == 1
 
@@ -222,3 +268,15 @@ class Store:
             rid, created, method, model, device, sha, harness, json.loads(config), json.loads(environment), end,
             self.secret_seed(rid) if end is not None else None, count,
         )
+
+    def generations(self, run_id: str) -> list[dict[str, Any]]:
+        """The run's model calls in the order they were stored, as `add_generation` took them."""
+        cursor = self._db.execute("SELECT * FROM generations WHERE run_id = ? ORDER BY id", (run_id,))
+        names = [d[0] for d in cursor.description]
+        found = []
+        for values in cursor:
+            g = dict(zip(names, values))
+            usage = {k: g.pop(k) for k in ("prompt_tokens", "completion_tokens", "cost_usd")}
+            found.append({**g, "messages": json.loads(g.pop("messages_json")), "raw": json.loads(g.pop("raw_json")),
+                          "usage": usage})
+        return found

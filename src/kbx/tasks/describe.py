@@ -9,17 +9,8 @@ from kbx.tasks.spec import Task
 
 def describe(task: Task) -> str:
     """Description, signature, forbidden operations, contract, workloads and reference source of a task."""
-    c = task.contract
-    contract = [f"  kind: {c.kind}"]
-    for dtype, tol in c.tolerances.items():
-        if c.kind == "allclose":
-            contract.append(f"  {dtype}: atol={tol.atol:g} rtol={tol.rtol:g}")
-    if c.reduction_length:
-        contract.append(f"  atol widened by sqrt({c.reduction_length})")
-    if c.kind == "quantized":
-        contract.append(f"  bound: RMS(out - ref) / RMS(ref) <= {c.bound:g}")
-    contract.append(f"  tf32 allowed: {'yes' if c.tf32 else 'no'}")
-    workloads = [f"  {w.role:6s} {w.name:20s} {json.dumps(dict(w.params))}" for w in task.workloads]
+    contract = [f"  {line}" for line in contract_lines(task)]
+    workloads = [f"  {line}" for line in workload_lines(task)]
     return "\n".join(
         [
             f"{task.name}  ({task.category}, level {task.level}, version {task.version})",
@@ -40,3 +31,23 @@ def describe(task: Task) -> str:
             f"folder: {task.path}",
         ]
     )
+
+
+def contract_lines(task: Task) -> list[str]:
+    """How outputs are compared: kind, per-dtype tolerances, widening, bound, tf32 (also used in prompts)."""
+    c = task.contract
+    lines = [f"kind: {c.kind}"]
+    for dtype, tol in c.tolerances.items():
+        if c.kind == "allclose":
+            lines.append(f"{dtype}: atol={tol.atol:g} rtol={tol.rtol:g}")
+    if c.reduction_length:
+        lines.append(f"atol widened by sqrt({c.reduction_length})")
+    if c.kind == "quantized":
+        lines.append(f"bound: RMS(out - ref) / RMS(ref) <= {c.bound:g}")
+    lines.append(f"tf32 allowed: {'yes' if c.tf32 else 'no'}")
+    return lines
+
+
+def workload_lines(task: Task) -> list[str]:
+    """One line per workload: role, name, sizes."""
+    return [f"{w.role:6s} {w.name:20s} {json.dumps(dict(w.params))}" for w in task.workloads]

@@ -1,0 +1,54 @@
+"""The bridge between `kbx run` and the generating methods: opens the provider before the run starts (so a missing
+key fails at once) and hands the runner a function that drives the chains with the runner's `evaluate`."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from kbx.candidates.source import Candidate
+from kbx.errors import KbxError
+from kbx.generate.http import HttpClient
+from kbx.generate.methods import Session, totals
+from kbx.generate.metrics import pass_at_k_summary
+from kbx.generate.providers import Throttled, open_provider
+from kbx.generate.settings import GenerationSettings
+from kbx.store.db import Store
+from kbx.tasks.spec import Task
+
+RunFunction = Callable[[Callable[[Task, Candidate], dict[str, Any]], Store, str, "str | None", int], dict[str, Any]]
+
+
+def generating_run(
+    method: str, settings: GenerationSettings, tasks: Sequence[Task], suite: Sequence[Task], store: Path | None,
+    progress: TextIO | None = sys.stderr,
+) -> tuple[RunFunction, tuple[str, ...], int]:
+    """(the function the runner calls with its evaluate callable, the task names, the evaluations planned at most)."""
+    if method == "oneshot" and settings.samples != 1:
+        raise KbxError("oneshot asks once per task; use --method sample for --samples > 1")
+    client = HttpClient(timeout_s=settings.request_timeout_s)
+    provider = Throttled(open_provider(settings.model, client, store), settings.concurrency)
+    by_name = {t.name: t for t in suite}
+
+    def say(line: str) -> None:
+        if progress is not None:
+            print(line, file=progress, flush=True)
+
+    def run(evaluate: Callable[[Task, Candidate], dict[str, Any]], opened: Store, run_id: str, gpu: str | None,
+            slots: int) -> dict[str, Any]:
+        session = Session(method, settings, provider, evaluate, opened, run_id, by_name, gpu, say)
+        outcomes = session.run(tasks, slots)
+        return {
+            "provider": provider.name,
+            "settings": settings.to_json(),
+            "new_model_calls": provider.calls,
+            "reused_generations": session.reused,
+            **totals(opened.generations(run_id)),
+            **({"pass_at_k": pass_at_k_summary(opened.rows(run_id), settings.samples)} if method == "sample" else {}),
+            "chains": [o.to_json() for o in outcomes],
+        }
+
+    steps = settings.iterations if method == "refine" else 1
+    return run, tuple(t.name for t in tasks), len(tasks) * settings.samples * steps
