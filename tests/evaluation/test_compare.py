@@ -175,3 +175,15 @@ def test_a_candidate_nearer_the_exact_answer_than_a_low_precision_reference_pass
     # Only value mismatches of element-wise contracts are judged again.
     assert not wants_second_opinion(compare(faithful.float(), [lossy], contract, "float16", W), contract)
     assert not wants_second_opinion(first, Contract("quantized", {"float16": Tolerance(1e-3, 1e-3)}))
+
+
+def test_the_second_opinion_takes_per_element_the_nearer_reference():
+    # e.g. round(x, 2): fp32 arithmetic (the reference) and exact arithmetic (float64) disagree on some elements;
+    # a kernel may side with either on each, but every element must match one of them.
+    ref, gold = torch.tensor([5.14, 1.0e24, 0.1]), torch.tensor([5.13, 1.01e24, 0.09], dtype=torch.float64)
+    exact = Contract("exact", {"float32": Tolerance(0.0, 0.0)})
+    mixed = torch.tensor([5.13, 1.0e24, 0.1])
+    assert compare(mixed, [ref], exact, "float32", W)[0].status is Status.MISMATCH
+    (again,) = second_opinion(mixed, [ref], [gold], exact, "float32", W)
+    assert again.status is Status.PASSED and again.against == "float64"
+    assert second_opinion(torch.tensor([5.12, 1.0e24, 0.1]), [ref], [gold], exact, "float32", W) is None
