@@ -17,8 +17,10 @@ already orthogonal). Each matrix is scaled by 10^[-2, 2]. Workloads: tall (33 x 
 must not assume m >= n), square 32 x 32, a single column (k = 1), several batch dims, transposed and strided.
 
 Contract (`property`: the values are unique, so this is allclose with a scale-relative atol). For every matrix,
-with s_1 the reference's largest value, R = max(m, n) and eps = 2^-23 (fp32):
-    max_j |s_j - s_ref_j| <= 4 R eps s_1.
+with s* the float64 singular values of the same input (computed in the check, so the fp32 reference's own error
+is not charged to the candidate: on an H200 the check against cuSOLVER's fp32 values failed the solution at 1.48
+times the bound on the 32 x 32 bench), s*_1 the largest, R = max(m, n) and eps = 2^-23 (fp32):
+    max_j |s_j - s*_j| <= 4 R eps s*_1.
 Backward-stable algorithms (LAPACK, cuSOLVER, Jacobi) all meet c R eps s_1 with c of order 1; a Jacobi solver's
 error grows with its rotations per column (k - 1 per sweep). Measured on the CPU interpreter (2 seeds, every smoke
 and check case, against LAPACK's fp32 values) the solution uses at most 0.17 of the bound (32 x 32). Two fixed
@@ -104,18 +106,19 @@ _EPS = 2.0 ** -23
 
 
 def check_outputs(outputs, inputs, expected, workload, dtype):
-    """None when every matrix's values are within 4 max(m, n) eps s_1 of the reference's, else why not."""
+    """None when every matrix's values are within 4 max(m, n) eps s*_1 of the float64 values, else why not."""
     ratio, index = worst_ratio(outputs, inputs, expected)
     if ratio > 1.0:
         m, n = inputs["A"].shape[-2:]
-        return (f"singular values differ from the reference's by {ratio:.3g} times the bound 4 max(m, n) eps s_1 "
+        return (f"singular values differ from the float64 ones by {ratio:.3g} times the bound 4 max(m, n) eps s_1 "
                 f"at matrix {index} of the flattened batch (m = {m}, n = {n})")
     return None
 
 
 def worst_ratio(outputs, inputs, expected):
-    """(largest max_j |s_j - s_ref_j| / (4 max(m, n) eps s_1) over the batch, flattened index of that matrix)."""
-    ref = expected[0].double()
+    """(largest max_j |s_j - s*_j| / (4 max(m, n) eps s*_1) over the batch, flattened index of that matrix), with s*
+    the float64 singular values of the inputs (`expected` gives only the shape)."""
+    ref = torch.linalg.svdvals(inputs["A"].double())
     k = ref.shape[-1]
     if ref.numel() == 0:
         return 0.0, 0
