@@ -19,13 +19,16 @@ shows). Values: `input` is normal with a few outliers (+-6), `weight` and `lora_
 deviation 1 / sqrt(K), `lora_b` normal with standard deviation 1 / sqrt(R): base and adapter terms are both
 O(1). Check workloads keep K <= 129; the matmul task covers long reductions.
 
-Tolerance: float16 |out - ref| <= 3e-3 + 3e-3 |ref|; bfloat16 2.5e-2 + 2e-2 |ref|. Every implementation rounds t
-to the input dtype (it is the operand of the second product), an error of half an ulp of |t| (t reaches ~6 on
-rows with outliers) that the up projection carries, times the scale of up to 2, into the output; the
-reference also rounds the adapter output, its scaled copy and the base output before the sum. The reference
-itself is up to 0.81 (float16) and 0.76 (bfloat16) of these tolerances away from an fp64 evaluation, and the
-solution 0.74 and 0.66. Measured (CPU interpreter, seeds 0-2): the solution uses at most 0.54 of the float16
-tolerance and 0.50 of the bfloat16 one against the reference; both wrong candidates exceed it by far.
+Tolerance: float16 |out - ref| <= 1e-2 + 3e-3 |ref|; bfloat16 7e-2 + 2e-2 |ref|. Every implementation rounds t
+to the input dtype (it is the operand of the second product), and two faithful ones can round one t[m, r] to
+neighbouring values where their fp32 sums differ in the last bits: that moves every output of row m by
+ulp(t) * |lora_b[n, r]| * scale. With |t| < 8 (t is close to N(0, 1): 4.5 sigma over the bench's 131k values),
+|lora_b| <= 1 and scale <= 2 that is up to 2^-8 * 2 = 7.8e-3 in float16 and 6.3e-2 in bfloat16, so atol covers
+one such flip (an H200 run with atol 3e-3 failed the solution on 1 of 134M bench elements, by 7.81e-3; the
+float64 second opinion cannot help, since the solution rounds t as the reference does). The reference also
+rounds the adapter output, its scaled copy and the base output before the sum. Measured (CPU interpreter, seeds
+0-2, with the earlier atol 3e-3 / 2.5e-2): the solution used at most 0.54 of the float16 tolerance and 0.50 of
+the bfloat16 one; both wrong candidates miss by O(1) errors (the base term or the adapter term scaled wrongly).
 """
 
 import math
@@ -46,7 +49,7 @@ TASK = {
                   "@"],
     "contract": {
         "kind": "allclose",
-        "tolerance": {"float16": [3e-3, 3e-3], "bfloat16": [2.5e-2, 2e-2]},
+        "tolerance": {"float16": [1e-2, 3e-3], "bfloat16": [7e-2, 2e-2]},
     },
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"input": [64, 96], "N": 80, "rank": 16, "scale": 2.0}},
