@@ -34,7 +34,7 @@ from kbx.tasks.spec import (
 
 _TASK_KEYS = {"name", "category", "level", "signature", "dtypes", "contract", "workloads"}
 _OPTIONAL_TASK_KEYS = {"forbidden"}
-_CONTRACT_KEYS = {"kind", "tolerance", "reduction_length", "tf32", "bound"}
+_CONTRACT_KEYS = {"kind", "tolerance", "reduction_length", "tf32", "bound", "second_opinion"}
 _WORKLOAD_KEYS = {"name", "role", "params"}
 _MAKE_INPUTS_PARAMS = ("workload", "dtype", "generator")
 
@@ -281,6 +281,7 @@ class _Reader:
             reduction_length=length,
             tf32=bool(raw.get("tf32", False)),
             bound=bound,
+            second_opinion=bool(raw.get("second_opinion", True)),
         )
 
 
