@@ -16,6 +16,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from kbx.candidates.source import content_hash
 from kbx.tasks.registry import load_suite
 
 MINIMUMS = {"Activation": 14, "Math": 36, "Reduce": 10, "Index": 8, "Loss": 8, "Normalization": 10, "Pooling": 6,
@@ -42,13 +43,21 @@ def _measured(paths: list[Path]) -> dict[str, dict]:
     return measured
 
 
+def _current(task, row: dict) -> bool:
+    """Whether a GPU row judged the solution and task as they are now."""
+    return row.get("candidate_hash") == content_hash(task.solution_file.read_text()) and (
+        row.get("task_version") == task.version)
+
+
 def _summary(tasks: list, measured: dict[str, dict]) -> list[str]:
-    """Counts, geometric-mean speedups and the solutions slower than eager, from the GPU rows."""
-    rows = [measured[t.name] for t in tasks if t.name in measured]
+    """Counts, geometric-mean speedups and the solutions slower than eager, from the GPU rows of current code."""
+    rows = [measured[t.name] for t in tasks if t.name in measured and _current(t, measured[t.name])]
+    stale = sum(1 for t in tasks if t.name in measured and not _current(t, measured[t.name]))
     passed = [r for r in rows if r["status"] == "PASSED"]
     timed = [r for r in passed if r.get("speedup_eager") and r.get("speedup_compile")]
-    lines = [f"On the GPU: {len(passed)} of {len(tasks)} solutions PASSED on every workload, bench included "
-             f"({len(rows) - len(passed)} failed, {len(tasks) - len(rows)} not run); {len(timed)} timed."]
+    lines = [f"On the GPU: {len(passed)} of {len(tasks)} solutions PASSED on every workload, bench included, as "
+             f"they are now ({len(rows) - len(passed)} failed; {stale} changed since their GPU run, which is shown "
+             f"with its old verdict; {len(tasks) - len(rows) - stale} never run); {len(timed)} timed."]
     if timed:
         eager = math.exp(sum(math.log(r["speedup_eager"]) for r in timed) / len(timed))
         compiled = math.exp(sum(math.log(r["speedup_compile"]) for r in timed) / len(timed))
@@ -56,6 +65,12 @@ def _summary(tasks: list, measured: dict[str, dict]) -> list[str]:
         lines.append(f"Geometric-mean speedup of the timed solutions: {eager:.2f}x vs eager, {compiled:.2f}x vs "
                      f"torch.compile; slower than eager: {', '.join(slower) or 'none'}.")
     return lines
+
+
+def _status(task, row: dict) -> str:
+    if not row:
+        return "not run"
+    return row["status"] if _current(task, row) else f"{row['status']} (before a change)"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -85,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         row = measured.get(t.name, {})
         bench = ", ".join(w.name for w in t.workloads if w.role == "bench")
         print(f"| {t.name} | {t.category} | {', '.join(t.dtypes)} | {t.contract.kind} | {bench} | "
-              f"{len(t.wrong_files())} | {row.get('status', 'not run')} | {_fmt(row.get('speedup_eager'))} | "
+              f"{len(t.wrong_files())} | {_status(t, row)} | {_fmt(row.get('speedup_eager'))} | "
               f"{_fmt(row.get('speedup_compile'))} | {_fmt(row.get('sol_fraction'))} |")
     return 0
 
