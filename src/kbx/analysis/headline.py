@@ -1,0 +1,66 @@
+"""The headline of a comparison: every aggregate metric of every method, with its bootstrap interval."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import partial
+
+from kbx.analysis import metrics
+from kbx.analysis.bootstrap import Estimate, bootstrap
+from kbx.analysis.data import MethodRun, TaskOutcome
+
+PASS_KS = (1, 5, 10)
+"""pass@k is reported for these k and for the largest sample count of a task, where some task has k samples."""
+
+
+@dataclass(frozen=True)
+class Headline:
+    """One method's aggregates over the task set."""
+
+    label: str
+    run_id: str
+    device: str
+    tasks: int
+    call_rate: Estimate
+    correctness: Estimate
+    fast_1_eager: Estimate
+    fast_1_compile: Estimate
+    geomean_eager: Estimate
+    geomean_compile: Estimate
+    slower_than_eager: Estimate
+    sol_fraction: Estimate
+    pass_at_k: dict[int, Estimate]
+    """k -> mean pass@k, for the k the run has enough samples for."""
+    fast_p_eager: tuple[tuple[float, float], ...]
+    """(p, fast_p vs eager) over `metrics.FAST_P_SWEEP`."""
+    fast_p_compile: tuple[tuple[float, float], ...]
+
+
+def headline(run: MethodRun, outcomes: Sequence[TaskOutcome], *, seed: int = 0, resamples: int = 1000) -> Headline:
+    """The metrics of one method on its outcomes (one per task of the task set)."""
+    ci = partial(bootstrap, outcomes, seed=seed, resamples=resamples)
+    passes = {}
+    most = max((o.samples for o in outcomes), default=0)
+    for k in sorted({*PASS_KS, most} - {0}):
+        if metrics.mean_pass_at_k(outcomes, k) is not None:
+            passes[k] = ci(lambda o, k=k: metrics.mean_pass_at_k(o, k))
+    return Headline(
+        label=run.label, run_id=run.info.run_id, device=_device(run), tasks=len(outcomes),
+        call_rate=ci(metrics.call_rate),
+        correctness=ci(metrics.correctness_rate),
+        fast_1_eager=ci(lambda o: metrics.fast_p(o, 1.0, "eager")),
+        fast_1_compile=ci(lambda o: metrics.fast_p(o, 1.0, "compile")),
+        geomean_eager=ci(lambda o: metrics.geomean_speedup(o, "eager")),
+        geomean_compile=ci(lambda o: metrics.geomean_speedup(o, "compile")),
+        slower_than_eager=ci(metrics.slower_than_eager),
+        sol_fraction=ci(metrics.mean_sol_fraction),
+        pass_at_k=passes,
+        fast_p_eager=tuple((p, metrics.fast_p(outcomes, p, "eager")) for p in metrics.FAST_P_SWEEP),
+        fast_p_compile=tuple((p, metrics.fast_p(outcomes, p, "compile")) for p in metrics.FAST_P_SWEEP),
+    )
+
+
+def _device(run: MethodRun) -> str:
+    gpus = sorted({r.gpu for r in run.records})
+    return "/".join(gpus) if gpus else run.info.device
