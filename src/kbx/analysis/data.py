@@ -72,9 +72,10 @@ class TaskOutcome:
     speedup_compile: float | None
     sol_fraction: float | None
     samples: int
-    """Candidates evaluated (n of pass@k); 0 when the run missed the task."""
+    """Independent samples (n of pass@k): distinct `provenance.sample`, a refinement chain counting once; 0 when
+    the run missed the task."""
     correct: int
-    """Of them, correct (c of pass@k)."""
+    """Samples with a correct candidate (c of pass@k)."""
 
     def speedup(self, baseline: str) -> float | None:
         """The speedup against `eager` or `compile`."""
@@ -107,8 +108,11 @@ def _outcome(task: str, category: str, records: Sequence[Record]) -> TaskOutcome
     if not records:
         return TaskOutcome(task, category, MISSING, False, False, None, None, None, 0, 0)
     best = max(records, key=lambda r: (r.exe_ok, r.call_ok, r.speedup_eager or 0.0))
+    solved: dict[int, bool] = {}
+    for r in records:  # a refinement chain is one sample: correct if any of its iterations is
+        solved[r.sample] = solved.get(r.sample, False) or r.exe_ok
     return TaskOutcome(task, category, best.status, best.call_ok, best.exe_ok, best.speedup_eager, best.speedup_compile,
-                       best.sol_fraction, len(records), sum(r.exe_ok for r in records))
+                       best.sol_fraction, len(solved), sum(solved.values()))
 
 
 def load_runs(store: Store, run_ids: Sequence[str]) -> list[MethodRun]:
