@@ -29,7 +29,7 @@ def task_panels(report: Report) -> str:
         body = "".join(_candidate(r, labels[r.run_id], report.code.get(r.candidate_hash)) for r in records)
         missing = [label for run_id, label in labels.items() if not any(r.run_id == run_id for r in records)]
         if missing:
-            body += f'<p class="missing">not evaluated by: {escape(", ".join(missing))} (counted as failed)</p>'
+            body += f'<p class="absent">not evaluated by: {escape(", ".join(missing))} (counted as failed)</p>'
         panels.append(f'<details class="task" id="task-{escape(task)}" data-task="{escape(task)}" '
                       f'data-category="{escape(category)}"><summary><b>{escape(task)}</b> '
                       f'<span class="cat">{escape(category)}</span> {badges}</summary>{body}</details>')

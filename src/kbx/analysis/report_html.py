@@ -24,7 +24,7 @@ details.task{border:1px solid #ddd;margin:4px 0;padding:4px 8px} details.task[op
 details.task.focus{outline:2px solid #1f77b4} .cat{color:#666;font-size:12px}
 .cand{border-top:1px solid #ddd;margin-top:8px;padding-top:4px} .facts th{text-align:left}
 pre{background:#f6f6f6;padding:8px;overflow:auto;max-height:420px;text-align:left}
-.note{color:#555} .missing{color:#888} #filter{margin:8px 0;padding:4px;width:280px}
+.note{color:#555} .absent{color:#888} .facts td{text-align:left} #filter{margin:8px 0;padding:4px;width:280px}
 """
 
 _JS = """
