@@ -79,7 +79,11 @@ class TaskOutcome:
 
     def speedup(self, baseline: str) -> float | None:
         """The speedup against `eager` or `compile`."""
-        return {"eager": self.speedup_eager, "compile": self.speedup_compile}[baseline]
+        if baseline == "eager":
+            return self.speedup_eager
+        if baseline == "compile":
+            return self.speedup_compile
+        raise ValueError(f"no baseline {baseline!r}: eager or compile")
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from kbx.analysis import metrics
-from kbx.analysis.bootstrap import Estimate, bootstrap
+from kbx.analysis.bootstrap import Estimate, Metric, bootstrap_many
 from kbx.analysis.data import MethodRun, TaskOutcome
 
 PASS_KS = (1, 5, 10)
@@ -39,26 +39,31 @@ class Headline:
 
 def headline(run: MethodRun, outcomes: Sequence[TaskOutcome], *, seed: int = 0, resamples: int = 1000) -> Headline:
     """The metrics of one method on its outcomes (one per task of the task set)."""
-    ci = partial(bootstrap, outcomes, seed=seed, resamples=resamples)
-    passes = {}
+    named: dict[str, Metric] = {
+        "call_rate": metrics.call_rate,
+        "correctness": metrics.correctness_rate,
+        "fast_1_eager": lambda o: metrics.fast_p(o, 1.0, "eager"),
+        "fast_1_compile": lambda o: metrics.fast_p(o, 1.0, "compile"),
+        "geomean_eager": lambda o: metrics.geomean_speedup(o, "eager"),
+        "geomean_compile": lambda o: metrics.geomean_speedup(o, "compile"),
+        "slower_than_eager": metrics.slower_than_eager,
+        "sol_fraction": metrics.mean_sol_fraction,
+    }
     most = max((o.samples for o in outcomes), default=0)
-    for k in sorted({*PASS_KS, most} - {0}):
-        if metrics.mean_pass_at_k(outcomes, k) is not None:
-            passes[k] = ci(lambda o, k=k: metrics.mean_pass_at_k(o, k))
+    ks = [k for k in sorted({*PASS_KS, most} - {0}) if metrics.mean_pass_at_k(outcomes, k) is not None]
+    named.update({f"pass@{k}": partial(_pass_at, k=k) for k in ks})
+    ci = bootstrap_many(outcomes, named, seed=seed, resamples=resamples)
     return Headline(
         label=run.label, run_id=run.info.run_id, device=_device(run), tasks=len(outcomes),
-        call_rate=ci(metrics.call_rate),
-        correctness=ci(metrics.correctness_rate),
-        fast_1_eager=ci(lambda o: metrics.fast_p(o, 1.0, "eager")),
-        fast_1_compile=ci(lambda o: metrics.fast_p(o, 1.0, "compile")),
-        geomean_eager=ci(lambda o: metrics.geomean_speedup(o, "eager")),
-        geomean_compile=ci(lambda o: metrics.geomean_speedup(o, "compile")),
-        slower_than_eager=ci(metrics.slower_than_eager),
-        sol_fraction=ci(metrics.mean_sol_fraction),
-        pass_at_k=passes,
+        pass_at_k={k: ci.pop(f"pass@{k}") for k in ks},
         fast_p_eager=tuple((p, metrics.fast_p(outcomes, p, "eager")) for p in metrics.FAST_P_SWEEP),
         fast_p_compile=tuple((p, metrics.fast_p(outcomes, p, "compile")) for p in metrics.FAST_P_SWEEP),
+        **ci,
     )
+
+
+def _pass_at(outcomes: Sequence[TaskOutcome], k: int) -> float | None:
+    return metrics.mean_pass_at_k(outcomes, k)
 
 
 def _device(run: MethodRun) -> str:

