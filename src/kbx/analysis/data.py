@@ -140,15 +140,13 @@ def method_label(info: RunInfo) -> str:
 
 
 def _labels(loaded: Sequence[tuple[RunInfo, tuple[Record, ...]]]) -> list[str]:
+    """`method:model`; where two runs share it, the GPU is added, or the run id where the GPU is the same too."""
     base = [method_label(info) for info, _ in loaded]
-    labels = []
-    for (info, records), label in zip(loaded, base):
-        if base.count(label) > 1:
-            gpus = sorted({r.gpu for r in records}) or [info.device]
-            label = f"{label} @ {'/'.join(gpus)}"
-        labels.append(label)
-    return [label if labels.count(label) == 1 else f"{label} [{info.run_id[:8]}]"
-            for (info, _), label in zip(loaded, labels)]
+    with_gpu = [f"{label} @ {'/'.join(sorted({r.gpu for r in records}) or [info.device])}"
+                for (info, records), label in zip(loaded, base)]
+    return [label if base.count(label) == 1 else gpu_label if with_gpu.count(gpu_label) == 1
+            else f"{label} [{info.run_id[:8]}]"
+            for (info, _), label, gpu_label in zip(loaded, base, with_gpu)]
 
 
 def _number(value: Any) -> float | None:

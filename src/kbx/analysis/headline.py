@@ -11,7 +11,8 @@ from kbx.analysis.bootstrap import Estimate, Metric, bootstrap_many
 from kbx.analysis.data import MethodRun, TaskOutcome
 
 PASS_KS = (1, 5, 10)
-"""pass@k is reported for these k and for the largest sample count of a task, where some task has k samples."""
+"""pass@k is reported for these k and for the largest sample count of a task, where some task has k samples (and
+some task has two or more)."""
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,8 @@ def headline(run: MethodRun, outcomes: Sequence[TaskOutcome], *, seed: int = 0, 
         "sol_fraction": metrics.mean_sol_fraction,
     }
     most = max((o.samples for o in outcomes), default=0)
-    ks = [k for k in sorted({*PASS_KS, most} - {0}) if metrics.mean_pass_at_k(outcomes, k) is not None]
+    # with one sample a task, pass@1 is the correctness rate: shown only where some task was sampled more than once
+    ks = [] if most < 2 else [k for k in sorted({*PASS_KS, most}) if metrics.mean_pass_at_k(outcomes, k) is not None]
     named.update({f"pass@{k}": partial(_pass_at, k=k) for k in ks})
     ci = bootstrap_many(outcomes, named, seed=seed, resamples=resamples)
     return Headline(

@@ -27,27 +27,31 @@ def _pct(value: float | None) -> str:
 
 
 def headline_table(report: Report) -> str:
+    """Rates (with pass@k where runs were sampled), then speed, one row per method."""
     ks = sorted({k for h in report.headlines for k in h.pass_at_k})
-    header = ["method", "device", "tasks", "call", "correct", "fast_1 eager", "fast_1 compile", "geomean eager",
-              "geomean compile", "slower than eager", "SOL", *[f"pass@{k}" for k in ks]]
-    rows = [
-        [h.label, h.device, str(h.tasks), h.call_rate.format(percent=True), h.correctness.format(percent=True),
-         h.fast_1_eager.format(percent=True), h.fast_1_compile.format(percent=True), h.geomean_eager.format(),
-         h.geomean_compile.format(), h.slower_than_eager.format(percent=True), h.sol_fraction.format(),
-         *[h.pass_at_k[k].format(percent=True) if k in h.pass_at_k else "-" for k in ks]]
-        for h in report.headlines
-    ]
-    return text_table(header, rows)
+    rates = [[h.label, h.device, str(h.tasks), h.call_rate.format(percent=True), h.correctness.format(percent=True),
+              h.fast_1_eager.format(percent=True), h.fast_1_compile.format(percent=True),
+              *[h.pass_at_k[k].format(percent=True) if k in h.pass_at_k else "-" for k in ks]]
+             for h in report.headlines]
+    speed = [[h.label, h.geomean_eager.format(), h.geomean_compile.format(), h.slower_than_eager.format(percent=True),
+              h.sol_fraction.format()] for h in report.headlines]
+    return (text_table(["method", "device", "tasks", "call", "correct", "fast_1 eager", "fast_1 compile",
+                        *[f"pass@{k}" for k in ks]], rates)
+            + "\n\n" + text_table(["method", "geomean vs eager", "geomean vs compile", "correct, slower than eager",
+                                    "mean SOL fraction"], speed))
 
 
 def category_text(report: Report) -> str:
+    """Correct / fast_1 per category, one column per method, numbered; the numbers' legend under the table."""
     labels = list(report.outcomes)
     rows = []
     for category, cells in report.categories.items():
         first = next(iter(cells.values()))
         rows.append([category, str(first.tasks), *[f"{_pct(cells[m].correctness)} / {_pct(cells[m].fast_1)}"
                                                    for m in labels]])
-    return text_table(["category", "tasks", *[f"{m} (correct / fast_1)" for m in labels]], rows)
+    table = text_table(["category", "tasks", *[f"[{i}]" for i in range(1, len(labels) + 1)]], rows)
+    legend = "\n".join(f"[{i}] {label}" for i, label in enumerate(labels, 1))
+    return f"{table}\ncells: correct / fast_1 (vs eager)\n{legend}"
 
 
 def glm_text(report: Report) -> str:
