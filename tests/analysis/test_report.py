@@ -82,3 +82,14 @@ def test_the_cli_compare_shows_flips(store_path, capsys):
 def test_an_unknown_run_is_one_line_and_exit_2(store_path, capsys):
     assert main(["report", "nope", "--store", str(store_path)]) == 2
     assert capsys.readouterr().err.startswith("kbx: error: no run 'nope'")
+
+
+def test_a_run_with_no_evaluations_reports_zero_rates_without_intervals(store_path):
+    with Store(store_path) as store:
+        store.begin_run("empty", method="oneshot", model="m", device="cpu", git_sha=None, harness="x", config={},
+                        environment={}, secret_seed=1)
+        report = build_report(store, ["empty", "run-b"], resamples=20)
+    empty = report.headlines[0]
+    assert empty.tasks == 4 and empty.correctness.value == 0.0
+    assert empty.correctness.low == 0.0 and empty.geomean_eager.value is None
+    assert "not evaluated by: oneshot:m" in render_html(report)

@@ -82,11 +82,19 @@ def _timings(performance: Mapping[str, Any] | None) -> str:
     rows = []
     for w in performance["workloads"]:
         med = w.get("median_ms") or {}
+        cand = (w.get("summary") or {}).get("candidate") or {}
+        ci = f"{_num(cand.get('ci_low'), 4)} – {_num(cand.get('ci_high'), 4)}" if cand.get("ci_low") else ""
         rows.append("<tr>" + "".join(f"<td>{v}</td>" for v in (
-            escape(f"{w.get('workload')}/{w.get('dtype')}"), _num(med.get("candidate"), 4), _num(med.get("eager"), 4),
-            _num(med.get("compile"), 4), _num(w.get("sol_ms"), 4))) + "</tr>")
-    head = "".join(f"<th>{h}</th>" for h in ("workload", "candidate ms", "eager ms", "compile ms", "SOL ms"))
-    return _fold("timings (medians)", f'<table class="timings"><tr>{head}</tr>{"".join(rows)}</table>')
+            escape(f"{w.get('workload')}/{w.get('dtype')}"), _num(med.get("candidate"), 4), ci, cand.get("n", ""),
+            _num(med.get("eager"), 4), _num(med.get("compile"), 4), _num(w.get("sol_ms"), 4),
+            _num(w.get("speedup_eager")), _num(w.get("speedup_compile")))) + "</tr>")
+    head = "".join(f"<th>{h}</th>" for h in ("workload", "candidate ms", "95% CI", "samples", "eager ms",
+                                             "compile ms", "SOL ms", "vs eager", "vs compile"))
+    settings = performance.get("settings") or {}
+    how = ", ".join(f"{k} {v}" for k, v in settings.items())
+    note = f'<p class="note">medians of L2-flushed samples; {escape(how)}; lock wait ' \
+           f'{_num(performance.get("lock_wait_s"))} s</p>' if settings else ""
+    return _fold("timings", f'<table class="timings"><tr>{head}</tr>{"".join(rows)}</table>{note}')
 
 
 def _transcript(provenance: Mapping[str, Any]) -> str:
