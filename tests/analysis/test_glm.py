@@ -62,6 +62,8 @@ def test_explained_deviance_of_each_model_matches_independent_formulas():
     assert fits["category + method"].deviance == pytest.approx(both, rel=1e-6)
     assert fits["category + method"].explained_deviance == pytest.approx(1 - both / null, rel=1e-6)
     assert not any(f.separated for f in fits.values())
+    # one extra parameter: the LR statistic is chi-square with 1 df, whose survival function is erfc(sqrt(x / 2))
+    assert fits["category"].p_value == pytest.approx(math.erfc(math.sqrt((null - by_category) / 2)))
 
 
 def test_a_category_every_method_solves_is_flagged_as_separation_and_still_fits():

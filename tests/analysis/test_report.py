@@ -93,3 +93,8 @@ def test_a_run_with_no_evaluations_reports_zero_rates_without_intervals(store_pa
     assert empty.tasks == 4 and empty.correctness.value == 0.0
     assert empty.correctness.low == 0.0 and empty.geomean_eager.value is None
     assert "not evaluated by: oneshot:m" in render_html(report)
+
+
+def test_a_run_named_twice_is_a_user_error(store_path):
+    with Store(store_path) as store, pytest.raises(KbxError, match="named twice: run-b"):
+        build_report(store, ["run-b", "run-b"])

@@ -6,25 +6,30 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from kbx.analysis import metrics
+from kbx.analysis.bootstrap import Estimate, bootstrap_many
 from kbx.analysis.data import TaskOutcome
 
 
 @dataclass(frozen=True)
 class CategoryCell:
-    """One method on one category."""
+    """One method on one category; correctness and fast_1 with bootstrap intervals over the category's tasks."""
 
     tasks: int
     call_rate: float
-    correctness: float
-    fast_1: float
+    correctness: Estimate
+    fast_1: Estimate
     geomean_eager: float | None
 
 
-def category_table(outcomes: Mapping[str, Sequence[TaskOutcome]]) -> dict[str, dict[str, CategoryCell]]:
+def category_table(
+    outcomes: Mapping[str, Sequence[TaskOutcome]], *, seed: int = 0, resamples: int = 1000,
+) -> dict[str, dict[str, CategoryCell]]:
     """category -> method label -> cell, categories sorted, methods in the given order.
 
     Args:
         outcomes: method label -> its outcomes over the task set.
+        seed: bootstrap seed.
+        resamples: bootstrap replicates.
     """
     categories = sorted({o.category for group in outcomes.values() for o in group})
     table: dict[str, dict[str, CategoryCell]] = {}
@@ -32,9 +37,10 @@ def category_table(outcomes: Mapping[str, Sequence[TaskOutcome]]) -> dict[str, d
         table[category] = {}
         for label, group in outcomes.items():
             part = [o for o in group if o.category == category]
+            ci = bootstrap_many(part, {"correct": metrics.correctness_rate, "fast_1": lambda o: metrics.fast_p(o, 1.0)},
+                                seed=seed, resamples=resamples)
             table[category][label] = CategoryCell(
-                len(part), metrics.call_rate(part), metrics.correctness_rate(part), metrics.fast_p(part, 1.0),
-                metrics.geomean_speedup(part),
+                len(part), metrics.call_rate(part), ci["correct"], ci["fast_1"], metrics.geomean_speedup(part),
             )
     return table
 

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kbx.errors import KbxError
 from kbx.store.db import RunInfo, Store
 
 MISSING = "MISSING"
@@ -120,8 +121,15 @@ def _outcome(task: str, category: str, records: Sequence[Record]) -> TaskOutcome
 
 
 def load_runs(store: Store, run_ids: Sequence[str]) -> list[MethodRun]:
-    """The runs (ids or unique prefixes) with their records, labelled by method and model."""
+    """The runs (ids or unique prefixes) with their records, labelled by method and model.
+
+    Raises:
+        KbxError: a run is unknown, ambiguous, or named twice.
+    """
     infos = [store.run(run_id) for run_id in run_ids]
+    seen = [info.run_id for info in infos]
+    if len(set(seen)) < len(seen):
+        raise KbxError(f"a run is named twice: {', '.join(sorted({r for r in seen if seen.count(r) > 1}))}")
     loaded = [(info, tuple(Record.from_row(info.run_id, row) for row in store.rows(info.run_id))) for info in infos]
     labels = _labels(loaded)
     return [MethodRun(info, label, records) for (info, records), label in zip(loaded, labels)]

@@ -35,6 +35,9 @@ class GlmFit:
     deviance: float
     null_deviance: float
     aic: float
+    p_value: float | None
+    """Likelihood-ratio test against the intercept-only model (chi-square of the deviance drop); None without
+    parameters beyond the intercept."""
     separated: bool
     """Some cell was all correct or all wrong: coefficients diverge, the deviance is the limit."""
 
@@ -62,6 +65,7 @@ def fit_models(outcomes: Mapping[str, Sequence[TaskOutcome]]) -> list[GlmFit]:
     """
     try:
         import statsmodels.api as sm
+        from scipy.stats import chi2  # statsmodels' own dependency
     except ImportError as exc:
         raise AnalysisUnavailable(
             "the GLM of correctness needs statsmodels: pip install 'kbx[analysis]'"
@@ -77,8 +81,10 @@ def fit_models(outcomes: Mapping[str, Sequence[TaskOutcome]]) -> list[GlmFit]:
             warnings.simplefilter("always")
             result = sm.GLM(y, x, family=sm.families.Binomial()).fit()
         separated = any("separation" in str(w.message).lower() for w in caught) or _separated(data, factors)
+        drop, df = float(result.null_deviance - result.deviance), x.shape[1] - 1
+        p_value = float(chi2.sf(max(drop, 0.0), df)) if df > 0 else None
         fits.append(GlmFit(factors, len(y), x.shape[1], float(result.deviance), float(result.null_deviance),
-                           float(result.aic), separated))
+                           float(result.aic), p_value, separated))
     return fits
 
 

@@ -58,12 +58,13 @@ def build_report(
         glm, note = (), str(exc)
     if glm and len(outcomes) < 2:
         note = "one method only: the method and category + method models say nothing beyond category"
-    code = {r.candidate_hash: text for run in runs for r in run.records
-            if (text := store.code(r.candidate_hash)) is not None}
+    hashes = {r.candidate_hash for run in runs for r in run.records}
+    code = {h: text for h in sorted(hashes) if (text := store.code(h)) is not None}
     return Report(
         runs=tuple(runs), tasks=chosen, outcomes=outcomes,
         headlines=tuple(headline(run, outcomes[run.label], seed=seed, resamples=resamples) for run in runs),
-        categories=category_table(outcomes), unsolved=tuple(unsolved(outcomes)), glm=glm, glm_note=note,
+        categories=category_table(outcomes, seed=seed, resamples=resamples),
+        unsolved=tuple(unsolved(outcomes)), glm=glm, glm_note=note,
         trajectories={run.label: t for run in runs if (t := trajectories(run.records)) is not None},
         cross_hardware=tuple(cross_hardware(r for run in runs for r in run.records)), code=code,
         seed=seed, resamples=resamples,

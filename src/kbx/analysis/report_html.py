@@ -129,10 +129,11 @@ def _fast_p(report: Report) -> str:
 def _categories(report: Report) -> str:
     labels = list(report.outcomes)
     cats = list(report.categories)
-    correct = {(c, m): cell.correctness for c, cells in report.categories.items() for m, cell in cells.items()}
-    fast = {(c, m): cell.fast_1 for c, cells in report.categories.items() for m, cell in cells.items()}
+    correct = {(c, m): cell.correctness.value for c, cells in report.categories.items() for m, cell in cells.items()}
+    fast = {(c, m): cell.fast_1.value for c, cells in report.categories.items() for m, cell in cells.items()}
     rows = [[escape(c), str(next(iter(cells.values())).tasks),
-             *[f"{_pct(cells[m].call_rate)} / {_pct(cells[m].correctness)} / {_pct(cells[m].fast_1)}" for m in labels]]
+             *[f"{_pct(cells[m].call_rate)} / {cells[m].correctness.format(percent=True)} / "
+               f"{cells[m].fast_1.format(percent=True)}" for m in labels]]
             for c, cells in report.categories.items()]
     unsolved = ", ".join(_task_link(t) for _, t in report.unsolved) or "none"
     return ('<div class="charts">' + svg.heatmap(cats, labels, correct, title="correctness by category and method")
@@ -166,12 +167,14 @@ def _glm(report: Report) -> str:
     if not report.glm:
         return f'<p class="note">{escape(report.glm_note or "no observations")}</p>'
     rows = [[escape(f.name), str(f.observations), str(f.parameters), f"{f.deviance:.2f}", f"{f.null_deviance:.2f}",
-             _pct(f.explained_deviance), f"{f.aic:.1f}", "yes" if f.separated else ""] for f in report.glm]
+             _pct(f.explained_deviance), f"{f.aic:.1f}", "-" if f.p_value is None else f"{f.p_value:.2g}",
+             "yes" if f.separated else ""] for f in report.glm]
     note = f'<p class="note">{escape(report.glm_note)}</p>' if report.glm_note else ""
     return (_table(["correct ~", "observations", "parameters", "deviance", "null deviance",
-                    "explained deviance", "AIC", "separation"], rows) + note
+                    "explained deviance", "AIC", "LR test p", "separation"], rows) + note
             + '<p class="note">Binomial GLM (logit), one observation per method and task; explained deviance = '
-              "1 - deviance / null deviance. Separation: some level was all correct or all wrong, so its coefficient "
+              "1 - deviance / null deviance; LR test: chi-square of the drop from the null deviance. Separation: some "
+              "level was all correct or all wrong, so its coefficient "
               "diverges and the deviance shown is the limit.</p>")
 
 

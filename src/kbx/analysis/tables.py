@@ -22,6 +22,10 @@ def _num(value: float | None, digits: int = 2) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
+def _p(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2g}"
+
+
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value * 100:.0f}%"
 
@@ -47,7 +51,7 @@ def category_text(report: Report) -> str:
     rows = []
     for category, cells in report.categories.items():
         first = next(iter(cells.values()))
-        rows.append([category, str(first.tasks), *[f"{_pct(cells[m].correctness)} / {_pct(cells[m].fast_1)}"
+        rows.append([category, str(first.tasks), *[f"{_pct(cells[m].correctness.value)} / {_pct(cells[m].fast_1.value)}"
                                                    for m in labels]])
     table = text_table(["category", "tasks", *[f"[{i}]" for i in range(1, len(labels) + 1)]], rows)
     legend = "\n".join(f"[{i}] {label}" for i, label in enumerate(labels, 1))
@@ -58,8 +62,9 @@ def glm_text(report: Report) -> str:
     if not report.glm:
         return report.glm_note or "no observations"
     rows = [[f.name, str(f.observations), str(f.parameters), _num(f.deviance), _num(f.null_deviance),
-             _pct(f.explained_deviance), "yes" if f.separated else ""] for f in report.glm]
-    table = text_table(["correct ~", "obs", "params", "deviance", "null deviance", "explained", "separation"], rows)
+             _pct(f.explained_deviance), _p(f.p_value), "yes" if f.separated else ""] for f in report.glm]
+    table = text_table(["correct ~", "obs", "params", "deviance", "null deviance", "explained", "LR p",
+                        "separation"], rows)
     return table + (f"\n{report.glm_note}" if report.glm_note else "")
 
 
