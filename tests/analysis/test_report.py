@@ -38,6 +38,14 @@ def test_pass_at_k_counts_a_refinement_chain_as_one_sample(store_path):
     assert report.headlines[3].pass_at_k[3].value == pytest.approx(3 / 4)  # sample:model-c, pass@3
 
 
+def test_fast_p_of_a_run_never_timed_is_unknown_not_zero(store_path):
+    report = _report(store_path)
+    cpu = report.headlines[3]
+    assert cpu.label == "sample:model-c" and cpu.fast_1_eager.value is None and cpu.fast_p_eager == ()
+    assert report.categories["Reduce"]["sample:model-c"].fast_1.value is None
+    assert report.categories["Reduce"]["oneshot:model-b"].fast_1.value == 1.0
+
+
 def test_a_task_no_method_solves_is_listed(store_path):
     report = _report(store_path, runs=["run-a-h100", "run-b"])
     assert report.unsolved == (("MatrixMultiply", "matmul"),)

@@ -37,8 +37,10 @@ def category_table(
         table[category] = {}
         for label, group in outcomes.items():
             part = [o for o in group if o.category == category]
-            ci = bootstrap_many(part, {"correct": metrics.correctness_rate, "fast_1": lambda o: metrics.fast_p(o, 1.0)},
-                                seed=seed, resamples=resamples)
+            named = {"correct": metrics.correctness_rate, "fast_1": lambda o: metrics.fast_p(o, 1.0)}
+            if not metrics.timed(group):  # the whole run untimed: fast_1 unknown
+                named["fast_1"] = lambda o: None
+            ci = bootstrap_many(part, named, seed=seed, resamples=resamples)
             table[category][label] = CategoryCell(
                 len(part), metrics.call_rate(part), ci["correct"], ci["fast_1"], metrics.geomean_speedup(part),
             )

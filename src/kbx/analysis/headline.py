@@ -34,7 +34,7 @@ class Headline:
     pass_at_k: dict[int, Estimate]
     """k -> mean pass@k, for the k the run has enough samples for."""
     fast_p_eager: tuple[tuple[float, float], ...]
-    """(p, fast_p vs eager) over `metrics.FAST_P_SWEEP`."""
+    """(p, fast_p vs eager) over `metrics.FAST_P_SWEEP`; empty when the run was never timed (fast_1 is None too)."""
     fast_p_compile: tuple[tuple[float, float], ...]
 
 
@@ -54,14 +54,24 @@ def headline(run: MethodRun, outcomes: Sequence[TaskOutcome], *, seed: int = 0, 
     # with one sample a task, pass@1 is the correctness rate: shown only where some task was sampled more than once
     ks = [] if most < 2 else [k for k in sorted({*PASS_KS, most}) if metrics.mean_pass_at_k(outcomes, k) is not None]
     named.update({f"pass@{k}": partial(_pass_at, k=k) for k in ks})
+    untimed = [b for b in ("eager", "compile") if not metrics.timed(outcomes, b)]
+    for baseline in untimed:
+        del named[f"fast_1_{baseline}"]
     ci = bootstrap_many(outcomes, named, seed=seed, resamples=resamples)
+    ci.update({f"fast_1_{b}": Estimate(None, None, None) for b in untimed})
     return Headline(
         label=run.label, run_id=run.info.run_id, device=_device(run), tasks=len(outcomes),
         pass_at_k={k: ci.pop(f"pass@{k}") for k in ks},
-        fast_p_eager=tuple((p, metrics.fast_p(outcomes, p, "eager")) for p in metrics.FAST_P_SWEEP),
-        fast_p_compile=tuple((p, metrics.fast_p(outcomes, p, "compile")) for p in metrics.FAST_P_SWEEP),
+        fast_p_eager=_curve(outcomes, "eager"),
+        fast_p_compile=_curve(outcomes, "compile"),
         **ci,
     )
+
+
+def _curve(outcomes: Sequence[TaskOutcome], baseline: str) -> tuple[tuple[float, float], ...]:
+    if not metrics.timed(outcomes, baseline):
+        return ()
+    return tuple((p, metrics.fast_p(outcomes, p, baseline)) for p in metrics.FAST_P_SWEEP)
 
 
 def _pass_at(outcomes: Sequence[TaskOutcome], k: int) -> float | None:

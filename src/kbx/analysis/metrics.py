@@ -91,6 +91,11 @@ def mean_sol_fraction(outcomes: Sequence[TaskOutcome]) -> float | None:
     return None if not fractions else sum(fractions) / len(fractions)
 
 
+def timed(outcomes: Sequence[TaskOutcome], baseline: str = "eager") -> bool:
+    """Whether any candidate was timed against the baseline: fast_p of a run that never was is unknown, not 0."""
+    return any(o.speedup(baseline) is not None for o in outcomes)
+
+
 def _correct_speedups(outcomes: Sequence[TaskOutcome], baseline: str) -> list[float]:
     return [s for o in outcomes if o.exe_ok and (s := o.speedup(baseline)) is not None]
 

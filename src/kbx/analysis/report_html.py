@@ -117,13 +117,20 @@ def _headline(report: Report) -> str:
                    *[f"pass@{k}" for k in ks]], rows)
 
 
+def _colors(report: Report) -> dict[str, str]:
+    return {label: svg.PALETTE[i % len(svg.PALETTE)] for i, label in enumerate(report.outcomes)}
+
+
 def _fast_p(report: Report) -> str:
-    eager = {h.label: list(h.fast_p_eager) for h in report.headlines}
-    compile_ = {h.label: list(h.fast_p_compile) for h in report.headlines}
-    return '<div class="charts">' + svg.line_chart(
-        eager, title="fast_p vs eager", x_label="p (speedup threshold vs eager)", y_label="share of tasks"
-    ) + svg.line_chart(compile_, title="fast_p vs torch.compile", x_label="p (speedup threshold vs compile)",
-                       y_label="share of tasks") + "</div>"
+    eager = {h.label: list(h.fast_p_eager) for h in report.headlines if h.fast_p_eager}
+    compile_ = {h.label: list(h.fast_p_compile) for h in report.headlines if h.fast_p_compile}
+    if not eager and not compile_:
+        return '<p class="note">No run was timed (CPU runs never are): fast_p is unknown.</p>'
+    colors = _colors(report)
+    charts = [svg.line_chart(points, title=f"fast_p vs {name}", x_label=f"p (speedup threshold vs {name})",
+                             y_label="share of tasks", colors=colors)
+              for name, points in (("eager", eager), ("torch.compile", compile_)) if points]
+    return '<div class="charts">' + "".join(charts) + "</div>"
 
 
 def _categories(report: Report) -> str:
@@ -149,7 +156,7 @@ def _speedups(report: Report) -> str:
                   for label, outcomes in report.outcomes.items()}
         if any(groups.values()):
             charts.append(svg.strip_chart(groups, title=f"speedup vs {baseline} of correct kernels",
-                                          y_label=f"speedup vs {baseline} (log)"))
+                                          y_label=f"speedup vs {baseline} (log)", colors=_colors(report)))
     return ('<div class="charts">' + "".join(charts) + "</div>") if charts else \
         '<p class="note">No timed kernels (CPU runs are never timed).</p>'
 
@@ -160,7 +167,7 @@ def _sol(report: Report) -> str:
     if not any(groups.values()):
         return ""
     return svg.strip_chart(groups, title="SOL fraction of correct kernels", y_label="T_SOL / T_candidate",
-                           log=False, reference=None)
+                           log=False, reference=None, colors=_colors(report))
 
 
 def _glm(report: Report) -> str:
@@ -185,8 +192,10 @@ def _trajectories(report: Report) -> str:
     solved = {label: [(s.iteration, s.solved_so_far) for s in t.iterations]
               for label, t in report.trajectories.items()}
     parts = ['<div class="charts">',
-             svg.line_chart(correct, title="correctness per iteration", x_label="iteration", y_label="correct"),
-             svg.line_chart(solved, title="chains solved so far", x_label="iteration", y_label="solved"), "</div>"]
+             svg.line_chart(correct, title="correctness per iteration", x_label="iteration", y_label="correct",
+                            colors=_colors(report)),
+             svg.line_chart(solved, title="chains solved so far", x_label="iteration", y_label="solved",
+                            colors=_colors(report)), "</div>"]
     for label, t in report.trajectories.items():
         rows = [[str(s.iteration), str(s.candidates), _pct(s.call_rate), _pct(s.correctness),
                  "-" if s.geomean_eager is None else f"{s.geomean_eager:.2f}", _pct(s.solved_so_far)]

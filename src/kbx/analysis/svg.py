@@ -18,10 +18,14 @@ def _open(width: float, height: float, title: str) -> list[str]:
             f'</title><text x="8" y="16" class="title">{escape(title)}</text>']
 
 
-def _legend(labels: Sequence[str], x: float, y: float) -> list[str]:
+def _color(label: str, i: int, colors: Mapping[str, str] | None) -> str:
+    return (colors or {}).get(label) or PALETTE[i % len(PALETTE)]
+
+
+def _legend(labels: Sequence[str], x: float, y: float, colors: Mapping[str, str] | None) -> list[str]:
     out = []
     for i, label in enumerate(labels):
-        color = PALETTE[i % len(PALETTE)]
+        color = _color(label, i, colors)
         out.append(f'<rect x="{x}" y="{y + 16 * i - 9}" width="10" height="10" fill="{color}"/>'
                    f'<text x="{x + 14}" y="{y + 16 * i}" class="legend">{escape(label)}</text>')
     return out
@@ -41,8 +45,11 @@ def _axes(x_label: str, y_label: str, y_ticks: Sequence[tuple[float, str]], y_of
 
 
 def line_chart(series: Mapping[str, Sequence[tuple[float, float]]], *, title: str, x_label: str, y_label: str,
-               y_max: float = 1.0, percent: bool = True) -> str:
-    """One polyline with dots per series; y from 0 to `y_max`, x over the union of the series' x."""
+               y_max: float = 1.0, percent: bool = True, colors: Mapping[str, str] | None = None) -> str:
+    """One polyline with dots per series; y from 0 to `y_max`, x over the union of the series' x.
+
+    `colors` (label -> colour) keeps a method's colour the same across charts that show different subsets.
+    """
     xs = sorted({x for points in series.values() for x, _ in points}) or [0.0, 1.0]
     lo, hi = xs[0], xs[-1] if xs[-1] > xs[0] else xs[0] + 1
     width = _W + 24 + 6.5 * max((len(label) for label in series), default=0)
@@ -54,12 +61,12 @@ def line_chart(series: Mapping[str, Sequence[tuple[float, float]]], *, title: st
     for x in xs:
         out.append(f'<text x="{x_of(x):.1f}" y="{_H - _BOTTOM + 14}" text-anchor="middle">{x:g}</text>')
     for i, (label, points) in enumerate(series.items()):
-        color = PALETTE[i % len(PALETTE)]
+        color = _color(label, i, colors)
         coords = " ".join(f"{x_of(x):.1f},{y_of(y):.1f}" for x, y in points)
         out.append(f'<polyline points="{coords}" fill="none" stroke="{color}" stroke-width="2" class="series"/>')
         out.extend(f'<circle cx="{x_of(x):.1f}" cy="{y_of(y):.1f}" r="3" fill="{color}">'
                    f'<title>{escape(label)}: {x:g} -> {y:.3g}</title></circle>' for x, y in points)
-    out.extend(_legend(list(series), _W + 4, _TOP + 10))
+    out.extend(_legend(list(series), _W + 4, _TOP + 10, colors))
     return "".join(out) + "</svg>"
 
 
@@ -88,7 +95,7 @@ def heatmap(rows: Sequence[str], columns: Sequence[str], values: Mapping[tuple[s
 
 
 def strip_chart(groups: Mapping[str, Sequence[tuple[str, float]]], *, title: str, y_label: str, log: bool = True,
-                reference: float | None = 1.0) -> str:
+                reference: float | None = 1.0, colors: Mapping[str, str] | None = None) -> str:
     """One column of dots per group (named points: hover shows the name), with a bar at each group's median."""
     values = [v for points in groups.values() for _, v in points if v > 0] or [1.0]
     lo, hi = min(values + ([reference] if reference else [])), max(values + ([reference] if reference else []))
@@ -102,7 +109,7 @@ def strip_chart(groups: Mapping[str, Sequence[tuple[str, float]]], *, title: str
         out.append(f'<line x1="{_LEFT}" y1="{y_of(reference):.1f}" x2="{width - _RIGHT}" y2="{y_of(reference):.1f}" '
                    f'class="ref"/>')
     for i, (label, points) in enumerate(groups.items()):
-        color, cx = PALETTE[i % len(PALETTE)], _LEFT + 65 + 130 * i
+        color, cx = _color(label, i, colors), _LEFT + 65 + 130 * i
         out.append(f'<text x="{cx}" y="{_H - _BOTTOM + 14}" text-anchor="middle">{escape(label[:20])}</text>')
         for k, (name, v) in enumerate(points):
             jitter = ((k * 37) % 21 - 10) * 1.5
