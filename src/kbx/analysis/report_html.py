@@ -17,7 +17,7 @@ table{border-collapse:collapse;margin:8px 0} td,th{border:1px solid #ddd;padding
 td:first-child,th:first-child{text-align:left} th{background:#f4f4f4}
 .charts{display:flex;flex-wrap:wrap;gap:16px} svg.chart{background:#fff;border:1px solid #eee}
 svg text{font-size:11px} svg text.title{font-size:13px;font-weight:600}
-.axis{stroke:#333} .grid{stroke:#eee} .ref{stroke:#999;stroke-dasharray:4 3}
+.axis{stroke:#333} .grid{stroke:#eee} .ref{stroke:#999;stroke-dasharray:4 3} svg text.empty{fill:#999}
 .badge{display:inline-block;border-radius:3px;padding:0 5px;margin:0 2px;font-size:11px;color:#fff}
 .badge.pass{background:#2a7d2a} .badge.fail{background:#b22} .badge.missing{background:#888}
 details.task{border:1px solid #ddd;margin:4px 0;padding:4px 8px} details.task[open]{background:#fafafa}

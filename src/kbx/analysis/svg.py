@@ -110,7 +110,10 @@ def strip_chart(groups: Mapping[str, Sequence[tuple[str, float]]], *, title: str
                    f'class="ref"/>')
     for i, (label, points) in enumerate(groups.items()):
         color, cx = _color(label, i, colors), _LEFT + 65 + 130 * i
-        out.append(f'<text x="{cx}" y="{_H - _BOTTOM + 14}" text-anchor="middle">{escape(label[:20])}</text>')
+        out.append(_wrapped(label, cx, _H - _BOTTOM + 14))
+        if not points:
+            out.append(f'<text x="{cx}" y="{(_TOP + _H - _BOTTOM) / 2}" text-anchor="middle" class="empty">'
+                       "nothing timed</text>")
         for k, (name, v) in enumerate(points):
             jitter = ((k * 37) % 21 - 10) * 1.5
             out.append(f'<circle cx="{cx + jitter:.1f}" cy="{y_of(v):.1f}" r="3" fill="{color}" fill-opacity="0.7" '
@@ -120,6 +123,17 @@ def strip_chart(groups: Mapping[str, Sequence[tuple[str, float]]], *, title: str
             out.append(f'<line x1="{cx - 22}" y1="{y_of(med):.1f}" x2="{cx + 22}" y2="{y_of(med):.1f}" '
                        f'stroke="#000" stroke-width="2"><title>median {med:.3g}</title></line>')
     return "".join(out) + "</svg>"
+
+
+def _wrapped(label: str, x: float, y: float, width: int = 20) -> str:
+    """A label on up to two centred lines of `width` characters (the second cut with an ellipsis)."""
+    first, rest = label[:width], label[width:]
+    if " " in first and rest:  # break at the last space that fits
+        cut = first.rfind(" ")
+        first, rest = label[:cut], label[cut + 1:]
+    second = f'<tspan x="{x}" dy="12">{escape(rest[:width - 1] + ("…" if len(rest) >= width else ""))}</tspan>' \
+        if rest else ""
+    return f'<text x="{x}" y="{y}" text-anchor="middle"><title>{escape(label)}</title>{escape(first)}{second}</text>'
 
 
 def _log_ticks(lo: float, hi: float) -> list[tuple[float, str]]:
