@@ -59,6 +59,7 @@ def category_text(report: Report) -> str:
 
 
 def glm_text(report: Report) -> str:
+    """The three GLMs' deviances, explained deviance and LR p-value, or why there are none."""
     if not report.glm:
         return report.glm_note or "no observations"
     rows = [[f.name, str(f.observations), str(f.parameters), _num(f.deviance), _num(f.null_deviance),
@@ -69,6 +70,7 @@ def glm_text(report: Report) -> str:
 
 
 def trajectory_text(report: Report) -> str:
+    """Per refined method: a count line, then one row per iteration."""
     parts = []
     for label, t in report.trajectories.items():
         rows = [[str(s.iteration), str(s.candidates), _pct(s.call_rate), _pct(s.correctness), _num(s.geomean_eager),
@@ -81,6 +83,7 @@ def trajectory_text(report: Report) -> str:
 
 
 def cross_text(report: Report) -> str:
+    """One row per kernel timed on several GPUs: its speedup on each and the spread."""
     rows = [[k.task, k.candidate_hash[:12], ", ".join(f"{gpu} {s:.2f}" for gpu, s in k.speedups), f"{k.spread:.2f}"]
             for k in report.cross_hardware]
     return text_table(["task", "candidate", "speedup vs eager per GPU", "max/min"], rows)
