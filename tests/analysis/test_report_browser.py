@@ -67,3 +67,10 @@ def test_the_filter_hides_tasks_that_do_not_match(page):
     shown = page.evaluate("[...document.querySelectorAll('details.task')].filter(d => d.style.display !== 'none')"
                           ".map(d => d.dataset.task)")
     assert sorted(shown) == ["gelu", "relu"]
+
+
+def test_a_click_on_a_task_in_the_overview_opens_its_panel(page):
+    page.evaluate("document.querySelector('table.overview a[href=\"#task=gelu\"]').click()")
+    page.evaluate("new Promise(r => setTimeout(r, 100))")
+    assert page.evaluate("document.querySelector('details.task.focus').dataset.task") == "gelu"
+    assert page.evaluate("document.querySelector('#task-gelu').open") is True

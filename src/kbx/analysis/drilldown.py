@@ -14,6 +14,24 @@ TRANSCRIPT_KEYS = ("transcript", "messages", "prompt", "response")
 """Provenance fields shown as the conversation that produced a candidate, when present."""
 
 
+def overview(report: Report) -> str:
+    """Tasks x methods: each cell the best candidate's status and speedup vs eager; a task's name opens its panel."""
+    labels = list(report.outcomes)
+    head = "".join(f"<th>{escape(h)}</th>" for h in ("task", "category", *labels))
+    by_task = {label: {o.task: o for o in outcomes} for label, outcomes in report.outcomes.items()}
+    rows = []
+    for task, category in report.tasks.items():
+        cells = []
+        for label in labels:
+            o = by_task[label][task]
+            speed = "" if o.speedup_eager is None else f" {o.speedup_eager:.2f}x"
+            cells.append(f"<td>{_badge(o.status)}{speed}</td>")
+        rows.append(f'<tr><td><a href="#task={escape(task)}">{escape(task)}</a></td><td>{escape(category)}</td>'
+                    f'{"".join(cells)}</tr>')
+    table = f'<table class="overview"><tr>{head}</tr>{"".join(rows)}</table>'
+    return _fold("overview: every task, every method", table)
+
+
 def task_panels(report: Report) -> str:
     """One collapsed `<details class="task">` per task of the task set; `#task=NAME` opens one (see the page JS)."""
     by_task: dict[str, list[Record]] = {}

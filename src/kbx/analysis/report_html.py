@@ -7,7 +7,7 @@ from html import escape
 from pathlib import Path
 
 from kbx.analysis import svg
-from kbx.analysis.drilldown import task_panels
+from kbx.analysis.drilldown import overview, task_panels
 from kbx.analysis.report import Report
 
 _CSS = """
@@ -223,4 +223,5 @@ def _cross(report: Report) -> str:
 
 def _tasks(report: Report) -> str:
     return ('<input id="filter" placeholder="filter tasks or categories" oninput="kbxFilter(this.value)">'
-            '<p class="note">Open a task from the address: <code>#task=NAME</code>.</p>' + task_panels(report))
+            '<p class="note">Open a task from the address: <code>#task=NAME</code>.</p>' + overview(report)
+            + task_panels(report))
