@@ -10,7 +10,7 @@ from kbx.analysis.glm import AnalysisUnavailable, design, fit_models, observatio
 pytest.importorskip("statsmodels")
 
 # A 2x2 design: categories X, Y (4 tasks each) x methods M1, M2; correct counts per cell out of 4.
-CELLS = {("X", "M1"): 3, ("Y", "M1"): 1, ("X", "M2"): 1, ("Y", "M2"): 2}
+CELLS = {("X", "M1"): 3, ("Y", "M1"): 1, ("X", "M2"): 3, ("Y", "M2"): 2}  # X 6/8, Y 3/8; M1 4/8, M2 5/8
 
 
 def _outcomes():
@@ -48,9 +48,9 @@ def _newton_logistic(x, y, steps=50):
 
 def test_explained_deviance_of_each_model_matches_independent_formulas():
     fits = {f.name: f for f in fit_models(_outcomes())}
-    null = _cell_deviance([(16, 7)])
-    by_category = _cell_deviance([(8, 4), (8, 3)])
-    by_method = _cell_deviance([(8, 4), (8, 3)])
+    null = _cell_deviance([(16, 9)])
+    by_category = _cell_deviance([(8, 6), (8, 3)])
+    by_method = _cell_deviance([(8, 4), (8, 5)])
     assert fits["category"].null_deviance == pytest.approx(null)
     assert fits["category"].deviance == pytest.approx(by_category)
     assert fits["method"].deviance == pytest.approx(by_method)
@@ -74,7 +74,7 @@ def test_a_category_every_method_solves_is_flagged_as_separation_and_still_fits(
                       if o.category == "X" else o for o in outcomes["M2"]]
     fits = {f.name: f for f in fit_models(outcomes)}
     assert fits["category"].separated
-    y_groups = [(8, 8), (8, 3)]
+    y_groups = [(8, 8), (8, 3)]  # X now all correct, Y unchanged
     assert fits["category"].deviance == pytest.approx(_cell_deviance(y_groups), abs=1e-4)
 
 
@@ -83,3 +83,24 @@ def test_without_statsmodels_the_glm_says_what_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "statsmodels.api", None)
     with pytest.raises(AnalysisUnavailable, match=r"pip install 'kbx\[analysis\]'"):
         fit_models(_outcomes())
+
+
+def test_the_report_fits_the_glm_on_runs_written_to_a_store(tmp_path):
+    from kbx.analysis.report import build_report
+    from kbx.store.db import Store
+
+    with Store(tmp_path / "glm.db") as store:
+        for method in ("M1", "M2"):
+            store.begin_run(method, method="oneshot", model=method, device="cpu", git_sha=None, harness="x",
+                            config={}, environment={}, secret_seed=0)
+            for category in ("X", "Y"):
+                for i in range(4):
+                    status = "PASSED" if i < CELLS[(category, method)] else "MISMATCH"
+                    store.add_evaluation(method, {
+                        "task": f"{category}{i}", "category": category, "candidate": f"{method}-{category}{i}.py",
+                        "candidate_hash": f"{method}{category}{i}", "status": status, "call_ok": True,
+                        "exe_ok": status == "PASSED"}, "code", f"{method}{category}{i}")
+        fits = {f.name: f for f in build_report(store, ["M1", "M2"], resamples=10).glm}
+    null = _cell_deviance([(16, 9)])
+    assert fits["category"].explained_deviance == pytest.approx(1 - _cell_deviance([(8, 6), (8, 3)]) / null)
+    assert fits["method"].explained_deviance == pytest.approx(1 - _cell_deviance([(8, 4), (8, 5)]) / null)
