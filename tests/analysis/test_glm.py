@@ -104,3 +104,9 @@ def test_the_report_fits_the_glm_on_runs_written_to_a_store(tmp_path):
     null = _cell_deviance([(16, 9)])
     assert fits["category"].explained_deviance == pytest.approx(1 - _cell_deviance([(8, 6), (8, 3)]) / null)
     assert fits["method"].explained_deviance == pytest.approx(1 - _cell_deviance([(8, 4), (8, 5)]) / null)
+
+
+def test_when_every_kernel_is_correct_nothing_is_left_to_explain():
+    everything = {m: [TaskOutcome(o.task, o.category, "PASSED", True, True, None, None, None, 1, 1) for o in group]
+                  for m, group in _outcomes().items()}
+    assert all(f.explained_deviance is None for f in fit_models(everything))

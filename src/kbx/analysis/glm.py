@@ -48,7 +48,8 @@ class GlmFit:
     @property
     def explained_deviance(self) -> float | None:
         """1 - deviance / null deviance; None when every observation agrees (null deviance 0)."""
-        return None if self.null_deviance <= 0 else 1.0 - self.deviance / self.null_deviance
+        # all-agreeing outcomes leave a null deviance of rounding noise (1e-15), not exactly 0
+        return None if self.null_deviance < 1e-9 else 1.0 - self.deviance / self.null_deviance
 
 
 def observations(outcomes: Mapping[str, Sequence[TaskOutcome]]) -> list[dict[str, str | int]]:
