@@ -3,10 +3,11 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 # torch 2.13.0 is the CPU build on development machines; triton is pinned so interpreter results reproduce;
-# ray and pyarrow are here for the tests of the Ray executor (a local Ray cluster) and the Parquet export.
-DEPS := torch==2.13.0 triton==3.9.0 numpy pytest ruff ray==2.60.0 pyarrow==26.0.1
+# ray and pyarrow are here for the tests of the Ray executor (a local Ray cluster) and the Parquet export;
+# statsmodels for the GLM of `kbx report` (the `analysis` extra).
+DEPS := torch==2.13.0 triton==3.9.0 numpy pytest ruff ray==2.60.0 pyarrow==26.0.1 statsmodels==0.15.0
 
-.PHONY: setup run test lint
+.PHONY: setup setup-browser run test lint
 
 $(BIN)/kbx: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,6 +17,10 @@ $(BIN)/kbx: pyproject.toml
 	touch $@
 
 setup: $(BIN)/kbx
+
+# Debian's Chromium for the HTML report's browser test (tests/analysis/test_report_browser.py skips without it).
+setup-browser:
+	command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
 
 run: setup
 	$(BIN)/kbx run $(ARGS)

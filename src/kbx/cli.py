@@ -85,6 +85,21 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("--out", type=Path, help="output file (default: <run>.<format>)")
     _store_option(export)
     export.set_defaults(handler=_export)
+
+    report = commands.add_parser("report", help="analyse stored runs: tables in the terminal, optionally HTML")
+    report.add_argument("runs", nargs="+", metavar="RUN", help="run ids or unique prefixes (one per method)")
+    report.add_argument("--html", type=Path, metavar="FILE", help="also write the self-contained HTML report here")
+    report.add_argument("--tasks", nargs="+", default=[],
+                        help="the task set (default: every task of the runs); tasks a run lacks count as failed")
+    report.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    report.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
+    _store_option(report)
+    report.set_defaults(handler=_report_runs)
+    compare = commands.add_parser("compare", help="what changed from one stored run to another, task by task")
+    compare.add_argument("run_a", metavar="RUN_A")
+    compare.add_argument("run_b", metavar="RUN_B")
+    _store_option(compare)
+    compare.set_defaults(handler=_compare_runs)
     return parser
 
 
@@ -307,6 +322,37 @@ def _export(args: argparse.Namespace) -> int:
         out = args.out or Path(f"{info.run_id}.{args.format}")
         count = export_run(store, info.run_id, out, args.format)
     print(f"{count} evaluation(s) of run {info.run_id} -> {out}")
+    return 0
+
+
+def _report_runs(args: argparse.Namespace) -> int:
+    from kbx.analysis.report import build_report
+    from kbx.analysis.tables import report_text
+    from kbx.store import default_store_path
+    from kbx.store.db import Store
+
+    if args.resamples < 1:
+        raise KbxError("--resamples must be >= 1")
+    with Store(args.store or default_store_path()) as store:
+        analysis = build_report(store, args.runs, tasks=args.tasks, seed=args.seed, resamples=args.resamples)
+    print(report_text(analysis))
+    if args.html:
+        from kbx.analysis.report_html import write_html
+
+        print(f"\nHTML report: {write_html(analysis, args.html)}")
+    return 0
+
+
+def _compare_runs(args: argparse.Namespace) -> int:
+    from kbx.analysis.compare import compare
+    from kbx.analysis.data import load_runs
+    from kbx.analysis.tables import compare_text
+    from kbx.store import default_store_path
+    from kbx.store.db import Store
+
+    with Store(args.store or default_store_path()) as store:
+        a, b = load_runs(store, [args.run_a, args.run_b])
+    print(compare_text(compare(a, b), a.label, b.label))
     return 0
 
 

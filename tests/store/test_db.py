@@ -78,3 +78,12 @@ def test_reopening_keeps_everything(tmp_path):
         store.add_evaluation("run1", _row(), "code", "key1")
     with Store(tmp_path / "k.db") as store:
         assert store.run("run1").evaluations == 1
+
+
+def test_a_candidates_source_is_read_back_by_hash(tmp_path):
+    with Store(tmp_path / "k.db") as store:
+        _begin(store)
+        store.add_evaluation("run1", _row(), "def relu(x): ...", "key1")
+        store.add_evaluation("run1", _row(candidate="b.py", hash_="h2"), None, "key2")
+        assert store.code("h1") == "def relu(x): ..."
+        assert store.code("h2") is None and store.code("unknown") is None

@@ -242,6 +242,11 @@ class Store:
         ).fetchone()
         return None if found is None else (found[0], json.loads(found[1]))
 
+    def code(self, candidate_hash: str) -> str | None:
+        """The candidate's source as stored (None when it had none, e.g. a reply with no code block)."""
+        found = self._db.execute("SELECT code FROM candidates WHERE hash = ?", (candidate_hash,)).fetchone()
+        return None if found is None else found[0]
+
     def rows(self, run_id: str) -> list[dict[str, Any]]:
         """The run's results.jsonl rows, in the order they were stored, each with `cached_from`."""
         found = self._db.execute(

@@ -1,0 +1,117 @@
+"""The report's main tables as plain text for the terminal (`kbx report`, `kbx compare`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from kbx.analysis.compare import TaskChange
+from kbx.analysis.report import Report
+
+
+def text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """Columns padded to their widest cell: the first left-aligned, the rest right-aligned."""
+    cells = [list(header), *[list(r) for r in rows]]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
+             for r in cells]
+    lines.insert(1, "-" * len(lines[0]))
+    return "\n".join(lines)
+
+
+def _num(value: float | None, digits: int = 2) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _p(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2g}"
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value * 100:.0f}%"
+
+
+def headline_table(report: Report) -> str:
+    """Rates (with pass@k where runs were sampled), then speed, one row per method."""
+    ks = sorted({k for h in report.headlines for k in h.pass_at_k})
+    rates = [[h.label, h.device, str(h.tasks), h.call_rate.format(percent=True), h.correctness.format(percent=True),
+              h.fast_1_eager.format(percent=True), h.fast_1_compile.format(percent=True),
+              *[h.pass_at_k[k].format(percent=True) if k in h.pass_at_k else "-" for k in ks]]
+             for h in report.headlines]
+    speed = [[h.label, h.geomean_eager.format(), h.geomean_compile.format(), h.slower_than_eager.format(percent=True),
+              h.sol_fraction.format()] for h in report.headlines]
+    return (text_table(["method", "device", "tasks", "call", "correct", "fast_1 eager", "fast_1 compile",
+                        *[f"pass@{k}" for k in ks]], rates)
+            + "\n\n" + text_table(["method", "geomean vs eager", "geomean vs compile", "correct, slower than eager",
+                                    "mean SOL fraction"], speed))
+
+
+def category_text(report: Report) -> str:
+    """Correct / fast_1 per category, one column per method, numbered; the numbers' legend under the table."""
+    labels = list(report.outcomes)
+    rows = []
+    for category, cells in report.categories.items():
+        first = next(iter(cells.values()))
+        rows.append([category, str(first.tasks), *[f"{_pct(cells[m].correctness.value)} / {_pct(cells[m].fast_1.value)}"
+                                                   for m in labels]])
+    table = text_table(["category", "tasks", *[f"[{i}]" for i in range(1, len(labels) + 1)]], rows)
+    legend = "\n".join(f"[{i}] {label}" for i, label in enumerate(labels, 1))
+    return f"{table}\ncells: correct / fast_1 (vs eager)\n{legend}"
+
+
+def glm_text(report: Report) -> str:
+    """The three GLMs' deviances, explained deviance and LR p-value, or why there are none."""
+    if not report.glm:
+        return report.glm_note or "no observations"
+    rows = [[f.name, str(f.observations), str(f.parameters), _num(f.deviance), _num(f.null_deviance),
+             _pct(f.explained_deviance), _p(f.p_value), "yes" if f.separated else ""] for f in report.glm]
+    table = text_table(["correct ~", "obs", "params", "deviance", "null deviance", "explained", "LR p",
+                        "separation"], rows)
+    return table + (f"\n{report.glm_note}" if report.glm_note else "")
+
+
+def trajectory_text(report: Report) -> str:
+    """Per refined method: a count line, then one row per iteration."""
+    parts = []
+    for label, t in report.trajectories.items():
+        rows = [[str(s.iteration), str(s.candidates), _pct(s.call_rate), _pct(s.correctness), _num(s.geomean_eager),
+                 _pct(s.solved_so_far)] for s in t.iterations]
+        parts.append(f"{label}: {t.chains} chain(s), {len(t.rescued)} rescued, {len(t.persistent)} persistently "
+                     f"correct, {len(t.regressions)} regression(s)\n"
+                     + text_table(["iteration", "candidates", "call", "correct", "geomean eager", "solved so far"],
+                                  rows))
+    return "\n\n".join(parts)
+
+
+def cross_text(report: Report) -> str:
+    """One row per kernel timed on several GPUs: its speedup on each and the spread."""
+    rows = [[k.task, k.candidate_hash[:12], ", ".join(f"{gpu} {s:.2f}" for gpu, s in k.speedups), f"{k.spread:.2f}"]
+            for k in report.cross_hardware]
+    return text_table(["task", "candidate", "speedup vs eager per GPU", "max/min"], rows)
+
+
+def report_text(report: Report) -> str:
+    """Headline, categories, GLM, unsolved tasks, and trajectories and cross-hardware spreads where there are any."""
+    sections = [
+        f"{len(report.tasks)} task(s); intervals: {report.resamples} bootstrap resamples of tasks, seed "
+        f"{report.seed}, 95%\n\n" + headline_table(report),
+        "per category\n" + category_text(report),
+        "GLM of correctness (binomial, logit)\n" + glm_text(report),
+        "unsolved by every method: " + (", ".join(t for _, t in report.unsolved) or "none"),
+    ]
+    if report.trajectories:
+        sections.append("refinement trajectories\n" + trajectory_text(report))
+    if report.cross_hardware:
+        sections.append("same kernel, several GPUs\n" + cross_text(report))
+    return "\n\n".join(sections)
+
+
+def compare_text(changes: Sequence[TaskChange], label_a: str, label_b: str) -> str:
+    """The tasks whose status or speedup changed from A to B, then a count line."""
+    changed = [c for c in changes if c.changed]
+    rows = [[c.task, c.category, c.status_a, c.status_b, c.flip, _num(c.speedup_a), _num(c.speedup_b),
+             _num(c.speed_ratio)] for c in changed]
+    counts = {flip: sum(1 for c in changes if c.flip == flip) for flip in ("fixed", "broken", "changed")}
+    table = text_table(["task", "category", f"A: {label_a}", f"B: {label_b}", "flip", "speedup A", "speedup B",
+                        "B/A"], rows) if rows else "no task changed"
+    return (f"{table}\n\n{len(changes)} task(s): {counts['fixed']} fixed, {counts['broken']} broken, "
+            f"{counts['changed']} other status change(s), {len(changed)} changed in all")

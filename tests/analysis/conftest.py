@@ -1,0 +1,87 @@
+"""A store of synthetic runs, written through `Store`'s public API, whose metrics are worked out by hand in the tests.
+
+Tasks: relu, gelu (Activation), sum (Reduce), matmul (MatrixMultiply).
+- oneshot:model-a on an H100: relu PASSED 2.0x, gelu PASSED 0.8x, sum MISMATCH, matmul missing.
+- the same kernels of model-a timed again on an H200: relu 2.4x, gelu 0.8x (cross-hardware).
+- oneshot:model-b on an H100: relu PASSED 1.2x, gelu COMPILE_ERROR, sum PASSED 3.0x, matmul RUNTIME_ERROR.
+- sample:model-c (3 samples a task, CPU, untimed): relu 2/3 correct, gelu 0/3, sum 3/3, matmul 1/3.
+- refine:model-d (iterations 0-2, one chain a task): relu fail/pass/pass (rescued), gelu pass x3 (persistent),
+  sum pass/fail (a regression), matmul fail x3.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kbx.store.db import Store
+
+CATEGORIES = {"relu": "Activation", "gelu": "Activation", "sum": "Reduce", "matmul": "MatrixMultiply"}
+H100, H200 = "NVIDIA H100 80GB HBM3", "NVIDIA H200"
+CALL_OK = {"PASSED", "MISMATCH"}
+
+
+def row(task: str, status: str, *, code: str = "", eager: float | None = None, gpu: str | None = None,
+        **provenance: Any) -> dict[str, Any]:
+    """A results.jsonl row as the runner writes it, with what the report's drill-down reads."""
+    digest = f"h-{task}-{code or status}"
+    timed = eager is not None
+    mismatch = [{"workload": "check", "role": "check", "dtype": "float32", "seed": "public", "status": "MISMATCH",
+                 "message": "3 of 129 elements differ", "outputs": [
+                     {"status": "MISMATCH", "message": "3 of 129 elements differ", "max_abs_error": 0.5,
+                      "max_rel_error": 0.25, "mismatches": 3, "total": 129,
+                      "first": [{"index": [127], "got": 1.5, "expected": 1.0}], "against": "reference"}],
+                 "mutated_inputs": []}]
+    return {
+        "task": task, "category": CATEGORIES[task], "candidate": f"{task}-{code or status}.py",
+        "candidate_hash": digest, "status": status, "call_ok": status in CALL_OK, "exe_ok": status == "PASSED",
+        "device": "cuda" if gpu else "cpu", "stage": "performance" if timed else "correctness",
+        "message": "" if status == "PASSED" else f"{status.lower()} in {task}",
+        "speedup_eager": eager, "speedup_compile": None if eager is None else eager * 0.75,
+        "sol_fraction": None if eager is None else eager / 4, "task_version": "v1", "elapsed_s": 1.0, "phases": {},
+        "cases": mismatch if status == "MISMATCH" else [], "error": "Traceback: boom" if status.endswith("ERROR")
+        else "", "worker_output": "", "provenance": {"method": "test", **provenance},
+        "environment": {"device": "cuda", "gpu": gpu} if gpu else {"device": "cpu", "triton_mode": "interpreter"},
+        "performance": None if not timed else {"workloads": [
+            {"workload": "bench", "dtype": "float32", "median_ms": {"candidate": 1.0, "eager": eager,
+                                                                    "compile": eager * 0.75}}]},
+    }
+
+
+def _run(store: Store, run_id: str, method: str, model: str, rows: list[dict[str, Any]], device: str = "cuda",
+         ) -> None:
+    store.begin_run(run_id, method=method, model=model, device=device, git_sha="abc", harness="0.1.0+t",
+                    config={}, environment={}, secret_seed=7)
+    for r in rows:
+        store.add_evaluation(run_id, r, f"# kernel for {r['task']}\ndef {r['task']}(x):\n    return x\n",
+                             f"key-{run_id}-{r['candidate']}")
+    store.end_run(run_id, 1.0)
+
+
+def build_store(path: Path) -> Path:
+    with Store(path) as store:
+        _run(store, "run-a-h100", "oneshot", "model-a", [
+            row("relu", "PASSED", eager=2.0, gpu=H100), row("gelu", "PASSED", eager=0.8, gpu=H100),
+            row("sum", "MISMATCH", gpu=H100)])
+        _run(store, "run-a-h200", "oneshot", "model-a", [
+            row("relu", "PASSED", eager=2.4, gpu=H200), row("gelu", "PASSED", eager=0.8, gpu=H200)])
+        _run(store, "run-b", "oneshot", "model-b", [
+            row("relu", "PASSED", code="b", eager=1.2, gpu=H100), row("gelu", "COMPILE_ERROR", gpu=H100),
+            row("sum", "PASSED", code="b", eager=3.0, gpu=H100), row("matmul", "RUNTIME_ERROR", gpu=H100)])
+        samples = {"relu": [1, 1, 0], "gelu": [0, 0, 0], "sum": [1, 1, 1], "matmul": [0, 1, 0]}
+        _run(store, "run-c", "sample", "model-c", [
+            row(task, "PASSED" if ok else "MISMATCH", code=f"c{i}", sample=i)
+            for task, oks in samples.items() for i, ok in enumerate(oks)], device="cpu")
+        chains = {"relu": [0, 1, 1], "gelu": [1, 1, 1], "sum": [1, 0], "matmul": [0, 0, 0]}
+        _run(store, "run-d", "refine", "model-d", [
+            row(task, "PASSED" if ok else "MISMATCH", code=f"d{i}", eager=1.0 + i if ok else None,
+                gpu=H100, sample=0, iteration=i, response=f"reply {i} for {task}")
+            for task, oks in chains.items() for i, ok in enumerate(oks)], device="cuda")
+    return path
+
+
+@pytest.fixture()
+def store_path(tmp_path: Path) -> Path:
+    return build_store(tmp_path / "analysis.db")

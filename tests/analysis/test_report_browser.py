@@ -1,0 +1,76 @@
+"""The HTML report in a real browser: charts drawn, and `#task=NAME` opening that task's panel.
+
+Needs Debian's chromium (`apt-get install -y chromium`, done by `make setup-browser` and CI); skipped without it.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from kbx.analysis.report import build_report
+from kbx.analysis.report_html import write_html
+from kbx.store.db import Store
+
+from .cdp import Browser
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install -y chromium)")
+
+RUNS = ["run-a-h100", "run-a-h200", "run-b", "run-c", "run-d"]
+
+
+@pytest.fixture()
+def page(store_path, tmp_path):
+    with Store(store_path) as store:
+        html = write_html(build_report(store, RUNS, resamples=50), tmp_path / "report.html")
+    with Browser(CHROMIUM, tmp_path / "profile") as browser:
+        browser.open(f"{html.as_uri()}#task=sum")
+        yield browser
+
+
+def test_the_charts_are_drawn_with_a_size_and_their_marks(page, tmp_path):
+    sizes = page.evaluate("[...document.querySelectorAll('svg.chart')].map(s => "
+                          "[s.getBoundingClientRect().width, s.getBoundingClientRect().height])")
+    assert len(sizes) >= 8  # fast_p x2, heat-maps x2, speedups x2, SOL, trajectories x2
+    assert all(w > 100 and h > 100 for w, h in sizes)
+    assert page.evaluate("document.querySelectorAll('svg.chart polyline.series').length") >= 2 * len(RUNS)
+    assert page.evaluate("document.querySelectorAll('svg.chart rect.cell').length") == 2 * 3 * len(RUNS)
+    assert page.evaluate("document.querySelectorAll('svg.chart circle.dot').length") > 0
+    page.evaluate("window.scrollTo(0, 0)")
+    shot = page.screenshot(tmp_path / "report-top.png")
+    print(f"screenshot: {shot}")
+    assert shot.stat().st_size > 20_000
+
+
+def test_the_task_in_the_address_opens_its_panel_and_only_it(page, tmp_path):
+    opened = page.evaluate("[...document.querySelectorAll('details.task[open]')].map(d => d.dataset.task)")
+    assert opened == ["sum"]
+    assert page.evaluate("document.querySelector('details.task.focus').dataset.task") == "sum"
+    assert "MISMATCH" in page.evaluate("document.querySelector('#task-sum').innerText")
+    shot = page.screenshot(tmp_path / "report-sum.png")
+    print(f"screenshot: {shot}")
+
+
+def test_changing_the_hash_moves_the_focus_to_another_task(page):
+    page.evaluate("location.hash = '#task=relu'")
+    page.evaluate("new Promise(r => setTimeout(r, 100))")
+    assert page.evaluate("document.querySelector('details.task.focus').dataset.task") == "relu"
+    assert page.evaluate("document.querySelector('#task-relu').open") is True
+    text = page.evaluate("document.querySelector('#task-relu').innerText")
+    assert "refine:model-d" in text and "oneshot:model-b" in text
+
+
+def test_the_filter_hides_tasks_that_do_not_match(page):
+    page.evaluate("kbxFilter('Activation')")
+    shown = page.evaluate("[...document.querySelectorAll('details.task')].filter(d => d.style.display !== 'none')"
+                          ".map(d => d.dataset.task)")
+    assert sorted(shown) == ["gelu", "relu"]
+
+
+def test_a_click_on_a_task_in_the_overview_opens_its_panel(page):
+    page.evaluate("document.querySelector('table.overview a[href=\"#task=gelu\"]').click()")
+    page.evaluate("new Promise(r => setTimeout(r, 100))")
+    assert page.evaluate("document.querySelector('details.task.focus').dataset.task") == "gelu"
+    assert page.evaluate("document.querySelector('#task-gelu').open") is True
