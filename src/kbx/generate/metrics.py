@@ -1,26 +1,11 @@
-"""pass@k from stored sample rows (the unbiased estimator of Chen et al. 2021, "Evaluating Large Language Models
-Trained on Code", in its numerically stable product form)."""
+"""pass@k of a sample run's rows, for its run.json (the estimator itself is `kbx.analysis.metrics.pass_at_k`)."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-
-def pass_at_k(n: int, c: int, k: int) -> float:
-    """Probability that at least one of k samples drawn without replacement from n, c of them correct, is correct.
-
-    Args:
-        n: samples generated.
-        c: samples that passed.
-        k: samples a user would draw; 1 <= k <= n.
-    """
-    if not 0 <= c <= n or not 1 <= k <= n:
-        raise ValueError(f"pass@k needs 0 <= c <= n and 1 <= k <= n, got n={n}, c={c}, k={k}")
-    if n - c < k:
-        return 1.0
-    return 1.0 - math.prod(1.0 - k / i for i in range(n - c + 1, n + 1))
+from kbx.analysis.metrics import pass_at_k
 
 
 def pass_at_k_by_task(rows: Iterable[Mapping[str, Any]], k: int) -> dict[str, float]:
