@@ -381,11 +381,16 @@ def _say(stream: TextIO | None, line: str) -> None:
 
 
 def _git_sha() -> str | None:
+    """HEAD of the checkout kbx runs from, with `-dirty` when tracked files differ from it (a copied working tree,
+    as on a lent GPU machine, keeps an old HEAD: the suffix says the SHA alone does not name the code)."""
+    here = Path(__file__).resolve().parent
     try:
-        out = subprocess.run(
-            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5,
-            cwd=Path(__file__).resolve().parent,
-        )
+        head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5, cwd=here)
+        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
+                                text=True, timeout=10, cwd=here)
     except (OSError, subprocess.TimeoutExpired):
         return None
-    return out.stdout.strip() or None
+    sha = head.stdout.strip()
+    if not sha:
+        return None
+    return f"{sha}-dirty" if status.returncode == 0 and status.stdout.strip() else sha
