@@ -187,3 +187,14 @@ def test_the_second_opinion_takes_per_element_the_nearer_reference():
     (again,) = second_opinion(mixed, [ref], [gold], exact, "float32", W)
     assert again.status is Status.PASSED and again.against == "float64"
     assert second_opinion(torch.tensor([5.12, 1.0e24, 0.1]), [ref], [gold], exact, "float32", W) is None
+
+
+def test_the_second_opinion_works_on_float8_outputs():
+    ref = torch.tensor([1.0, 2.0, 448.0]).to(torch.float8_e4m3fn)
+    gold = torch.tensor([1.0, 2.25, 448.0], dtype=torch.float64)
+    exact = Contract("exact", {"float32": Tolerance(0.0, 0.0)})
+    out = torch.tensor([1.0, 2.25, 448.0]).to(torch.float8_e4m3fn)
+    (again,) = second_opinion(out, [ref], [gold], exact, "float32", W)
+    assert again.status is Status.PASSED
+    assert second_opinion(torch.tensor([1.0, 2.5, 448.0]).to(torch.float8_e4m3fn), [ref], [gold], exact,
+                          "float32", W) is None
