@@ -35,7 +35,7 @@ def compare(
         dtype: the task dtype of this case (selects the tolerance).
         workload: the workload of this case (may widen the tolerance).
     """
-    outputs = list(got) if isinstance(got, (tuple, list)) else [got]
+    outputs = _as_list(got)
     if len(outputs) != len(expected):
         return [Comparison(Status.WRONG_SHAPE, f"returned {len(outputs)} outputs, expected {len(expected)}")]
     return [compare_tensor(out, ref, contract, dtype, workload) for out, ref in zip(outputs, expected)]
@@ -54,7 +54,7 @@ def judge(
     `check_outputs(outputs, inputs, expected, workload, dtype)`, which returns None or why the outputs fail."""
     if contract.kind not in TASK_CHECKED:
         return compare(got, expected, contract, dtype, workload)
-    outputs = list(got) if isinstance(got, (tuple, list)) else [got]
+    outputs = _as_list(got)
     if len(outputs) != len(expected):
         return [Comparison(Status.WRONG_SHAPE, f"returned {len(outputs)} outputs, expected {len(expected)}")]
     for index, (out, ref) in enumerate(zip(outputs, expected)):
@@ -94,7 +94,7 @@ def second_opinion(
     arithmetic where the definition is exact) can be further from that answer than a faithful kernel is; such a
     kernel passes. An element must still be within the contract of one of two defensible answers. Returns the
     comparisons when every output passes that way, otherwise None (the first judgement stands)."""
-    outputs = list(got) if isinstance(got, (tuple, list)) else [got]
+    outputs = _as_list(got)
     if len(gold) != len(expected) or len(outputs) != len(expected):
         return None
     nearer = []
@@ -107,6 +107,11 @@ def second_opinion(
     if not all(c.status is Status.PASSED for c in comparisons):
         return None
     return [replace(c, against="float64") for c in comparisons]
+
+
+def _as_list(got: Any) -> list[Any]:
+    """A candidate's return value as a list of outputs (a lone tensor is one output)."""
+    return list(got) if isinstance(got, (tuple, list)) else [got]
 
 
 def _nearer(out: torch.Tensor, ref: torch.Tensor, gold: torch.Tensor) -> torch.Tensor:

@@ -8,6 +8,7 @@ code, and loads candidate files with `weights_only=True` so no pickled code can 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import multiprocessing
 import os
@@ -142,11 +143,10 @@ class _State:
             if wants_second_opinion(comparisons, task.contract):
                 gold = self._gold(code, case, workload)
                 if gold is not None:
-                    try:
+                    # The second opinion can only rescue a verdict, never break the worker.
+                    with contextlib.suppress(Exception):
                         comparisons = second_opinion(
                             outputs, expected, gold, task.contract, case["dtype"], workload) or comparisons
-                    except Exception:  # the second opinion can only rescue a verdict, never break the worker
-                        pass
             results.append({"index": case["index"], "comparisons": [c.to_json() for c in comparisons]})
         self._free_cached()
         return results
