@@ -10,6 +10,7 @@ import pytest
 from kbx.candidates.source import Candidate
 from kbx.evaluation.cases import Case
 from kbx.evaluation.conversation import Conversation
+from kbx.evaluation.gpu_gate import GpuGate
 from tests.conftest import FIXTURES
 
 
@@ -84,6 +85,41 @@ def test_a_report_without_its_saved_file_is_forged(talk):
         conversation.on_event(event)
     assert conversation.on_event({"event": "case_done", "index": 0, "file": "case_0.pt", "mutated": []}) == "stop"
     assert "forged_channel" in conversation.forged and judged == []
+
+
+def test_the_gpu_is_shared_from_the_first_case_until_the_last_is_judged(tmp_path):
+    gate = GpuGate()
+    conversation = Conversation(make_cases(2), lambda case, path, mutated: True, tmp_path, gate=gate)
+    conversation.on_event({"event": "started"})
+    assert gate.shared_holders == 0  # process start and import need no GPU time
+    conversation.on_event({"event": "imported"})
+    assert gate.shared_holders == 1
+    for index in (0, 1):
+        conversation.on_event({"event": "case_start", "index": index})
+        conversation.on_event(done(tmp_path, index))
+    assert gate.shared_holders == 0
+    conversation.close()
+    assert gate.shared_holders == 0 and "gpu_wait" in conversation.phases
+
+
+@pytest.mark.parametrize("ending", ["failed_case", "worker_error", "forged", "worker_died"])
+def test_the_gpu_is_let_go_however_the_cases_end(tmp_path, ending):
+    gate = GpuGate()
+    conversation = Conversation(make_cases(2), lambda case, path, mutated: ending != "failed_case", tmp_path,
+                                gate=gate)
+    conversation.on_event({"event": "started"})
+    conversation.on_event({"event": "imported"})
+    conversation.on_event({"event": "case_start", "index": 0})
+    if ending == "failed_case":
+        assert conversation.on_event(done(tmp_path, 0)) == "stop"
+    elif ending == "worker_error":
+        conversation.on_event({"event": "case_error", "index": 0, "error": "boom"})
+    elif ending == "forged":
+        assert conversation.on_event({"event": "case_start", "index": 1}) == "stop"
+    assert gate.shared_holders == (1 if ending == "worker_died" else 0)
+    conversation.close()
+    conversation.close()
+    assert gate.shared_holders == 0
 
 
 @pytest.mark.slow

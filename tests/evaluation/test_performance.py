@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from kbx.evaluation.bench_inputs import TimingSettings
+from kbx.evaluation.gpu_gate import GpuGate
 from kbx.evaluation.performance import HIDDEN_WORK_MS, PerformanceStage, plan_slots
 
 PEAKS = {"bandwidth": 3e12, "flops": {"float16": 7e14, "float32": 5e13}}
@@ -41,21 +42,24 @@ def _measurement(samples: list[float], host: list[float] | None = None) -> dict:
 @pytest.fixture
 def stage_for(suite, tmp_path):
     def make(trusted: FakeTrusted, judge=lambda case, path: None, rounds: int = 3, ready=lambda: True):
-        gpu_lock = threading.Lock()
+        gate = GpuGate()
         stage = PerformanceStage(
-            suite["relu"], 1234, trusted.request, threading.Lock(), gpu_lock, judge, tmp_path,
+            suite["relu"], 1234, trusted.request, threading.Lock(), gate, judge, tmp_path,
             TimingSettings(rounds=rounds), ready,
         )
-        return stage, gpu_lock
+        return stage, gate
 
     return make
 
 
 def timed(tmp_path: Path, command: dict, samples: list[float], host: list[float] | None = None) -> dict:
+    """The worker's report of a timed step: with the re-checked output only when the command asked for one."""
     (tmp_path / f"m{command['slot']}.json").write_text(json.dumps(_measurement(samples, host)))
-    (tmp_path / f"o{command['slot']}.pt").write_bytes(b"")
-    return {"event": "timed", "slot": command["slot"], "measurement": f"m{command['slot']}.json",
-            "file": f"o{command['slot']}.pt"}
+    event = {"event": "timed", "slot": command["slot"], "measurement": f"m{command['slot']}.json"}
+    if command["recheck_seed"] is not None:
+        (tmp_path / f"o{command['slot']}.pt").write_bytes(b"")
+        event["file"] = f"o{command['slot']}.pt"
+    return event
 
 
 def drive(stage: PerformanceStage, tmp_path: Path, candidate_ms: float, host_ms: float | None = None) -> list[dict]:
@@ -71,7 +75,7 @@ def drive(stage: PerformanceStage, tmp_path: Path, candidate_ms: float, host_ms:
 
 def test_every_slot_alternates_eager_compile_candidate_for_each_round(suite, stage_for, tmp_path):
     trusted = FakeTrusted(baseline_ms=2.0)
-    stage, gpu_lock = stage_for(trusted)
+    stage, gate = stage_for(trusted)
     commands = drive(stage, tmp_path, candidate_ms=1.0)
     slots = plan_slots(suite["relu"], 1234)
     assert len(commands) == 3 * len(slots)
@@ -82,7 +86,7 @@ def test_every_slot_alternates_eager_compile_candidate_for_each_round(suite, sta
     assert result["speedup_eager"] == pytest.approx(2.0)
     assert result["speedup_compile"] == pytest.approx(2.0)
     assert result["sol_fraction"] == pytest.approx(3e6 / 3e12 / 1e-3)
-    assert not gpu_lock.locked()
+    assert not gate.exclusive
 
 
 def test_timing_seeds_come_from_the_secret_seed_and_differ_per_slot(suite):
@@ -92,11 +96,11 @@ def test_timing_seeds_come_from_the_secret_seed_and_differ_per_slot(suite):
 
 
 def test_a_wrong_output_while_timed_is_rejected(stage_for, tmp_path):
-    stage, gpu_lock = stage_for(FakeTrusted(), judge=lambda case, path: "MISMATCH: 12 of 100 elements differ")
+    stage, gate = stage_for(FakeTrusted(), judge=lambda case, path: "MISMATCH: 12 of 100 elements differ")
     drive(stage, tmp_path, candidate_ms=1.0)
     assert stage.result.violation.startswith("runtime.timing_recheck")
     assert "12 of 100" in stage.result.violation
-    assert not gpu_lock.locked()
+    assert not gate.exclusive
 
 
 def test_faster_than_light_is_rejected(stage_for, tmp_path):
@@ -115,12 +119,12 @@ def test_just_under_the_speed_of_light_is_not_rejected(stage_for, tmp_path):
 
 def test_work_hidden_from_the_timing_events_is_rejected(stage_for, tmp_path):
     # Side-stream work: 0.02 ms between the events, 1.5 ms until the device-wide synchronize returned.
-    stage, gpu_lock = stage_for(FakeTrusted())
+    stage, gate = stage_for(FakeTrusted())
     commands = drive(stage, tmp_path, candidate_ms=0.02, host_ms=1.5)
     assert len(commands) == 1
     assert stage.result.violation.startswith("runtime.hidden_work")
     assert "1.500 ms on the host" in stage.result.violation
-    assert not gpu_lock.locked()
+    assert not gate.exclusive
 
 
 def test_launch_overhead_on_the_host_is_not_hidden_work(stage_for, tmp_path):
@@ -130,27 +134,27 @@ def test_launch_overhead_on_the_host_is_not_hidden_work(stage_for, tmp_path):
 
 
 def test_a_forged_timing_report_stops_the_stage(stage_for, tmp_path):
-    stage, gpu_lock = stage_for(FakeTrusted())
+    stage, gate = stage_for(FakeTrusted())
     command = json.loads(stage.on_ready({"event": "cases_done"}))
     forged = timed(tmp_path, command, [1.0] * 25) | {"slot": command["slot"] + 5}
     assert stage.on_ready(forged) == "stop"
     assert stage.result.violation.startswith("runtime.forged_channel")
-    assert not gpu_lock.locked()
+    assert not gate.exclusive
 
 
 def test_no_timing_for_a_candidate_that_has_not_passed(stage_for, tmp_path):
     trusted = FakeTrusted()
-    stage, gpu_lock = stage_for(trusted, ready=lambda: False)
+    stage, gate = stage_for(trusted, ready=lambda: False)
     assert stage.on_ready({"event": "cases_done"}) == "stop"
-    assert trusted.calls == [] and not gpu_lock.locked()
+    assert trusted.calls == [] and not gate.exclusive
 
 
 def test_close_releases_the_gpu_after_a_worker_died_mid_stage(stage_for, tmp_path):
-    stage, gpu_lock = stage_for(FakeTrusted())
+    stage, gate = stage_for(FakeTrusted())
     stage.on_ready({"event": "cases_done"})
-    assert gpu_lock.locked()
+    assert gate.exclusive
     stage.close()
-    assert not gpu_lock.locked()
+    assert not gate.exclusive
     assert not stage.result.complete and stage.result.speedup("eager") is None
 
 
@@ -161,3 +165,50 @@ def test_an_unreadable_measurement_is_a_forgery(stage_for, tmp_path):
     (tmp_path / event["measurement"]).write_text('{"samples_ms": [-1]}')
     assert stage.on_ready(event) == "stop"
     assert "forged_channel" in stage.result.violation
+
+
+def test_one_secretly_drawn_round_per_slot_is_rechecked(suite, stage_for, tmp_path):
+    judged: list[dict] = []
+    stage, _ = stage_for(FakeTrusted(), judge=lambda case, path: judged.append(case))
+    commands = drive(stage, tmp_path, candidate_ms=1.0)
+    slots = plan_slots(suite["relu"], 1234)
+    rechecked = [c for c in commands if c["recheck_seed"] is not None]
+    assert len(rechecked) == len(slots) == len(judged)
+    assert {(c["workload"], c["dtype"]) for c in rechecked} == {(s.workload.name, s.dtype) for s in slots}
+    assert [c["seed"] for c in judged] == [c["recheck_seed"] for c in rechecked]
+    assert stage.result.violation == "" and stage.result.complete
+
+
+def test_the_rechecked_round_depends_on_the_secret_seed(suite, tmp_path):
+    def rounds_for(secret: int) -> list[int]:
+        stage = PerformanceStage(suite["relu"], secret, FakeTrusted().request, threading.Lock(), GpuGate(),
+                                 lambda case, path: None, tmp_path, TimingSettings(rounds=3))
+        commands = drive(stage, tmp_path, candidate_ms=1.0)
+        return [i % 3 for i, c in enumerate(commands) if c["recheck_seed"] is not None]
+
+    drawn = {tuple(rounds_for(secret)) for secret in range(12)}
+    assert len(drawn) > 1
+    assert all(r in (0, 1, 2) for rounds in drawn for r in rounds)
+
+
+@pytest.mark.parametrize("wrong", ["missing", "unasked"])
+def test_a_report_that_does_not_match_the_recheck_asked_for_is_forged(stage_for, tmp_path, wrong):
+    stage, gate = stage_for(FakeTrusted())
+    reply = stage.on_ready({"event": "cases_done"})
+    while True:
+        command = json.loads(reply)
+        event = timed(tmp_path, command, [1.0] * 25)
+        asked = command["recheck_seed"] is not None
+        if wrong == "missing" and asked:
+            del event["file"]
+            break
+        if wrong == "unasked" and not asked:
+            (tmp_path / "o.pt").write_bytes(b"")
+            event["file"] = "o.pt"
+            break
+        reply = stage.on_ready(event)
+        assert reply != "stop"
+    assert stage.on_ready(event) == "stop"
+    assert stage.result.violation.startswith("runtime.forged_channel")
+    assert not (tmp_path / "o.pt").exists()
+    assert not gate.exclusive

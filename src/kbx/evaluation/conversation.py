@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from kbx.evaluation.cases import Case, case_seed
+from kbx.evaluation.gpu_gate import GpuGate
 from kbx.evaluation.performance import PerformanceStage
 from kbx.tasks.spec import Task
 
@@ -63,8 +64,13 @@ class Conversation:
         job_dir: Path,
         stage: PerformanceStage | None = None,
         refill_index: int | None = None,
+        gate: GpuGate | None = None,
     ) -> None:
+        """`gate`: the GPU's gate when the run times candidates; held shared from the first case until the last
+        is judged (the performance stage then takes it exclusively)."""
         self.cases = cases
+        self._gate = gate
+        self._sharing = False
         self._judge = judge
         self._job_dir = job_dir
         self._stage = stage
@@ -83,8 +89,24 @@ class Conversation:
         self.phases: dict[str, float] = {}
         """Wall seconds by phase, as the orchestrator saw them: `start` (process and torch start), `import` (the
         candidate module), `cases` (the worker making inputs, calling and saving), `judge` (the trusted worker
-        reading and comparing), `performance` (the timing stage, both sides)."""
+        reading and comparing), `gpu_wait` (waiting for a GPU that a performance stage held), `performance` (the
+        timing stage, both sides, its wait for the GPU included)."""
         self._since = time.monotonic()
+
+    def close(self) -> None:
+        """Let go of the GPU (idempotent): the worker has ended, however it ended."""
+        self._leave_cases()
+
+    def _enter_cases(self) -> None:
+        if self._gate is not None and not self._sharing:
+            self._gate.acquire_shared()
+            self._sharing = True
+            self._spent("gpu_wait")
+
+    def _leave_cases(self) -> None:
+        if self._gate is not None and self._sharing:
+            self._sharing = False
+            self._gate.release_shared()
 
     def on_event(self, event: dict[str, Any]) -> str | None:
         kind = event.get("event")
@@ -104,6 +126,7 @@ class Conversation:
             if kind == "case_error" and event.get("index") in self._reported:
                 return self._forge(f"a failure reported for case {event.get('index')}, which was reported done")
             self._stopped = True  # the worker reports its failure and exits; the pipeline reads it from the events
+            self._leave_cases()
             return None
         if kind == "finished":
             return None if self._stopped else self._forge("the worker reported `finished` before it was done")
@@ -114,6 +137,7 @@ class Conversation:
             return None
         if kind == "imported" and self._started and not self._imported:
             self._imported = True
+            self._enter_cases()
             return self._next_case(0)
         if kind == "case_start" and event.get("index") == self._asked and not self._case_started:
             self._case_started = True
@@ -142,6 +166,7 @@ class Conversation:
         if case.index + 1 < len(self.cases):
             return self._next_case(case.index + 1)
         self._asked = None
+        self._leave_cases()
         if self._stage is None:
             return self._reply("stop")
         self._timing = True
@@ -159,10 +184,12 @@ class Conversation:
     def _reply(self, line: str) -> str:
         if line == "stop":
             self._stopped = True
+            self._leave_cases()
         return line
 
     def _forge(self, why: str) -> str:
         if not self.forged:
             self.forged = f"runtime.forged_channel: {why}"
         self._stopped = True
+        self._leave_cases()
         return "stop"

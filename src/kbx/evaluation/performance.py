@@ -2,10 +2,16 @@
 
 For each bench workload × dtype (a *slot*) and each of `rounds` rounds, in this order: the trusted worker times the
 eager reference and `torch.compile(reference)`, then the candidate worker times the candidate; all three on the
-same rotated input sets (drawn from the run's secret seed), under one per-GPU lock held for the whole stage, so
-clock drift hits every side alike. After each candidate measurement:
-- the output of its last timed call is judged again by the trusted worker (a candidate right when checked and
-  wrong while timed is REJECTED_RUNTIME, `runtime.timing_recheck`);
+same rotated input sets (drawn from the run's secret seed), with the GPU held exclusively for the whole stage
+(`kbx.evaluation.gpu_gate`: no other candidate's work runs beside a timed call), so clock drift hits every side
+alike. After each candidate measurement:
+- in one round per slot, drawn from the secret seed, the candidate is called once more on new values written into
+  the input tensors it was just timed on, and that output is judged by the trusted worker (a candidate right when
+  checked and wrong while timed is REJECTED_RUNTIME, `runtime.timing_recheck`). One round, not every round: moving
+  a bench-sized output to the trusted worker costs seconds, and a candidate cannot tell in advance which round it
+  is without reading the worker's commands, which only code that patches the worker can do (and such code can
+  defeat any in-process check; see docs/anticheat.md). The candidate worker's own checks (a kernel launched by
+  every timed call, no output reused from an earlier call) run after every round;
 - its median is compared with the speed of light; one faster than the loosest speed of light by more than the
   measurement margin is REJECTED_RUNTIME (`runtime.faster_than_light`);
 - its host intervals are compared with its device intervals: a call whose work finishes long after the end event
@@ -28,6 +34,7 @@ from typing import Any
 
 from kbx.evaluation.bench_inputs import TimingSettings
 from kbx.evaluation.cases import case_seed
+from kbx.evaluation.gpu_gate import GpuGate
 from kbx.tasks.spec import Task, Workload
 from kbx.timing.sol import Peaks, sol_time_s
 from kbx.timing.stats import Summary, geometric_mean, summarize
@@ -173,8 +180,8 @@ def plan_slots(task: Task, secret_seed: int) -> list[Slot]:
 class PerformanceStage:
     """Drives one candidate worker through the stage: `on_ready` answers its `cases_done` and `timed` events.
 
-    `request(kind, payload)` is the trusted worker's request function, called under `trusted_lock`; `gpu_lock` is
-    held from the first command until the stage ends or `close()` is called.
+    `request(kind, payload)` is the trusted worker's request function, called under `trusted_lock`; `gate` is held
+    exclusively from the first command until the stage ends or `close()` is called.
     """
 
     def __init__(
@@ -183,7 +190,7 @@ class PerformanceStage:
         secret_seed: int,
         request: Callable[[str, dict[str, Any]], Any],
         trusted_lock: threading.Lock,
-        gpu_lock: threading.Lock,
+        gate: GpuGate,
         judge: Judge,
         job_dir: Path,
         settings: TimingSettings | None = None,
@@ -193,7 +200,7 @@ class PerformanceStage:
         self._secret_seed = secret_seed
         self._request = request
         self._trusted_lock = trusted_lock
-        self._gpu_lock = gpu_lock
+        self._gate = gate
         self._judge = judge
         self._job_dir = job_dir
         self._ready = ready
@@ -225,11 +232,9 @@ class PerformanceStage:
         self._finish()
 
     def _begin(self) -> None:
-        waited = time.monotonic()
-        self._gpu_lock.acquire()
+        self.result.lock_wait_s = self._gate.acquire_exclusive()
         self._holding = True
         self._started = time.monotonic()
-        self.result.lock_wait_s = self._started - waited
         self._peaks = Peaks.from_json(self._trusted("peaks", {}))
         self.result.environment = {
             "clocks_start": self._trusted("clocks", {}),
@@ -253,8 +258,17 @@ class PerformanceStage:
         for baseline in BASELINES:
             request = {**payload, "settings": self.settings.measure_kwargs(), "kind": baseline}
             timing.rounds[baseline].append(self._trusted("baseline", request))
+        recheck = self._recheck_seed() if self._rechecks() else None
         return json.dumps({"cmd": "time", "slot": self._next, **self._case(slot), "seeds": list(slot.seeds),
-                           "recheck_seed": self._recheck_seed(), "settings": self.settings.measure_kwargs()})
+                           "recheck_seed": recheck, "settings": self.settings.measure_kwargs()})
+
+    def _rechecks(self) -> bool:
+        """Whether step `_next` is its slot's re-checked round (one per slot, drawn from the secret seed)."""
+        timing, round_index = self._steps[self._next]
+        slot = timing.slot
+        draw = case_seed(self._secret_seed ^ TIMING_SEED_OFFSET, self._task.name, f"{slot.workload.name}#recheck",
+                         slot.dtype)
+        return round_index == draw % self.settings.rounds
 
     def _recheck_seed(self) -> int:
         """Seed of the values written into the timed inputs for the re-check after step `_next`."""
@@ -271,14 +285,25 @@ class PerformanceStage:
             self.result.violation = "runtime.forged_channel: a timing report for a step that was not asked for"
             return False
         measurement = _read_measurement(self._job_dir / Path(str(event.get("measurement", ""))).name)
-        output = self._job_dir / Path(str(event.get("file", ""))).name
+        file = event.get("file")
+        output = self._job_dir / Path(str(file)).name if file is not None else None
         try:
             if measurement is None:
                 self.result.violation = "runtime.forged_channel: the timing report has no readable measurement"
                 return False
-            failure = self._judge({**self._case(slot), "seed": self._recheck_seed(), "file": output.name}, output)
+            if (output is None) == self._rechecks():
+                self.result.violation = (
+                    "runtime.forged_channel: a timing report "
+                    + ("without the re-checked output that was asked for" if output is None else
+                       "with an output nobody asked for")
+                )
+                return False
+            failure = None if output is None else self._judge(
+                {**self._case(slot), "seed": self._recheck_seed(), "file": output.name}, output
+            )
         finally:
-            output.unlink(missing_ok=True)
+            if output is not None:
+                output.unlink(missing_ok=True)
         if failure is not None:
             self.result.violation = (
                 f"runtime.timing_recheck: after timing {slot.label}, new values in the same input tensors gave a "
@@ -309,7 +334,7 @@ class PerformanceStage:
             finally:
                 self.result.wall_s = time.monotonic() - self._started
                 self._holding = False
-                self._gpu_lock.release()
+                self._gate.release_exclusive()
         return "stop"
 
     def _trusted(self, kind: str, payload: dict[str, Any]) -> Any:

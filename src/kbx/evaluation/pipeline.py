@@ -23,6 +23,7 @@ from kbx.evaluation.audit import JOB_PREFIX
 from kbx.evaluation.bench_inputs import TimingSettings
 from kbx.evaluation.cases import Case, new_secret_seed, plan_cases
 from kbx.evaluation.conversation import TIMED, Conversation, refill_case
+from kbx.evaluation.gpu_gate import GpuGate, gpu_gate
 from kbx.evaluation.performance import Performance, PerformanceStage
 from kbx.evaluation.result import CaseResult, Evaluation
 from kbx.evaluation.sandbox import Limits, WorkerRun, run_worker, scratch_root
@@ -30,17 +31,6 @@ from kbx.evaluation.trusted import TrustedWorker
 from kbx.evaluation.verdict import Comparison
 from kbx.status import Status
 from kbx.tasks.spec import Task
-
-_GPU_LOCKS: dict[str | None, threading.Lock] = {}
-"""One lock per GPU (keyed by its `CUDA_VISIBLE_DEVICES` entry, None for "as the environment says"), held by a
-candidate's whole performance stage: evaluators of one process never time on the same GPU at once."""
-_GPU_LOCKS_GUARD = threading.Lock()
-
-
-def gpu_lock(gpu: str | None) -> threading.Lock:
-    """The lock of one GPU, made on first use."""
-    with _GPU_LOCKS_GUARD:
-        return _GPU_LOCKS.setdefault(gpu, threading.Lock())
 
 DEFAULT_TIMEOUT_S = {"cpu": 600.0, "cuda": 300.0}
 """Wall-clock limit per candidate: the interpreter is slow; on a GPU most of it is compilation."""
@@ -124,8 +114,9 @@ class Evaluator:
             )
 
         job_dir = Path(tempfile.mkdtemp(prefix=JOB_PREFIX, dir=scratch_root()))
-        stage = self._performance_stage(task, job_dir, passed_every_case)
-        conversation = Conversation(cases, judge_case, job_dir, stage, extra.index if extra else None)
+        gate = self._gate()
+        stage = self._performance_stage(task, job_dir, passed_every_case, gate)
+        conversation = Conversation(cases, judge_case, job_dir, stage, extra.index if extra else None, gate)
         try:
             run = run_worker(
                 task.path, candidate.code, self.device, self.limits, job_dir, conversation.on_event, self.gpu
@@ -133,6 +124,7 @@ class Evaluator:
         finally:
             if stage is not None:
                 stage.close()
+            conversation.close()
             shutil.rmtree(job_dir, ignore_errors=True)
         if conversation.forged:
             evaluation = replace(
@@ -146,9 +138,17 @@ class Evaluator:
         phases = {"static": static_s, **conversation.phases}
         return replace(evaluation, elapsed_s=time.monotonic() - start, phases=phases)
 
-    def _performance_stage(self, task: Task, job_dir: Path, ready: Callable[[], bool]) -> PerformanceStage | None:
+    def _gate(self) -> GpuGate | None:
+        """This GPU's gate when this evaluator times candidates: correctness cases then hold it shared and the
+        performance stage exclusively, so no candidate's work runs beside another's timed calls. Without timing,
+        candidates share the device freely."""
+        return gpu_gate(self.gpu) if self.device == "cuda" and self.timing is not None else None
+
+    def _performance_stage(
+        self, task: Task, job_dir: Path, ready: Callable[[], bool], gate: GpuGate | None
+    ) -> PerformanceStage | None:
         """The performance stage for one candidate, on a GPU with timing on and bench workloads to time."""
-        if self.device != "cuda" or self.timing is None or not task.workloads_for(("bench",)):
+        if gate is None or self.timing is None or not task.workloads_for(("bench",)):
             return None
 
         def judge(case: dict[str, Any], path: Path) -> str | None:
@@ -161,7 +161,7 @@ class Evaluator:
             return None if failed is None else f"{failed.status.value}: {failed.message}"
 
         return PerformanceStage(
-            task, self.secret_seed, self._trusted.request, self._trusted_lock, gpu_lock(self.gpu), judge, job_dir,
+            task, self.secret_seed, self._trusted.request, self._trusted_lock, gate, judge, job_dir,
             self.timing, ready,
         )
 
