@@ -157,6 +157,8 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timing-rounds", type=int, help="GPU timing: rounds of eager, compile, candidate (default 3)")
     parser.add_argument("--timing-budget", type=float,
                         help="GPU timing: sampling seconds per side per round (default 1.0)")
+    parser.add_argument("--timing-warmup", type=float,
+                        help="GPU timing: warm-up seconds after the first call, per side per round (default 0.1)")
     _store_option(parser)
     _suite_option(parser)
 
@@ -237,8 +239,10 @@ def _timing(args: argparse.Namespace):  # noqa: ANN202 - TimingSettings, importe
         settings = replace(settings, rounds=args.timing_rounds)
     if args.timing_budget is not None:
         settings = replace(settings, budget_s=args.timing_budget)
-    if settings.rounds < 1 or settings.budget_s <= 0:
-        raise KbxError("--timing-rounds must be >= 1 and --timing-budget > 0")
+    if args.timing_warmup is not None:
+        settings = replace(settings, warmup_s=args.timing_warmup)
+    if settings.rounds < 1 or settings.budget_s <= 0 or settings.warmup_s < 0:
+        raise KbxError("--timing-rounds must be >= 1, --timing-budget > 0 and --timing-warmup >= 0")
     return settings
 
 

@@ -31,3 +31,36 @@ def test_perturbed_case_is_judged_on_its_own_sizes(tmp_path):
     assert _judge(tmp_path, case, torch.relu(inputs["input"])) == ["PASSED"]
     published = torch.zeros(RELU.workload("check_tail").params["shape"])
     assert _judge(tmp_path, case, published) == ["WRONG_SHAPE"]
+
+
+def test_each_slot_compiles_its_own_reference_past_dynamos_recompile_limit():
+    """Dynamo keeps compiled entries per code object and runs eagerly past its recompile limit: a task with more
+    bench slots than the limit would time eager as "compile". `own_code` gives every slot its own entry."""
+    import torch
+
+    from kbx.evaluation.trusted import own_code
+
+    compiled: list[int] = []
+
+    def counting(graph, example_inputs):
+        compiled.append(1)
+        return graph.forward
+
+    def reference(x, scale=2.0):
+        return x * scale + 1
+
+    shapes = [(n,) for n in range(3, 15)]  # more shapes than the default limit of 8
+    torch._dynamo.reset()
+    shared = torch.compile(reference, backend=counting, dynamic=False)
+    for shape in shapes:
+        shared(torch.ones(shape))
+    assert len(compiled) < len(shapes)  # the problem: the later shapes ran eagerly
+
+    compiled.clear()
+    for shape in shapes:
+        x = torch.ones(shape)
+        assert torch.equal(torch.compile(own_code(reference), backend=counting, dynamic=False)(x), reference(x))
+    assert len(compiled) == len(shapes)
+    assert own_code(reference).__code__ is not reference.__code__
+    assert own_code(len) is len
+    torch._dynamo.reset()

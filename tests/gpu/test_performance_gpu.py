@@ -69,3 +69,21 @@ def test_a_content_keyed_cache_never_hits_while_timed(timed_evaluator, suite):
         return
     cached = _candidate_ms(evaluation)
     assert all(c > 0.9 * h for c, h in zip(cached, honest)), (cached, honest)
+
+
+def test_candidates_evaluated_side_by_side_are_timed_one_at_a_time(timed_evaluator, suite):
+    """Three evaluations at once on one GPU: their cases share it, their performance stages take turns."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    task = suite["relu"]
+    path = task.path / "solution.py"
+    with ThreadPoolExecutor(3) as pool:
+        evaluations = list(pool.map(
+            lambda _: timed_evaluator.evaluate(task, Candidate(str(path), task.name, path.read_text())), range(3)
+        ))
+    for evaluation in evaluations:
+        assert evaluation.status.value == "PASSED", evaluation.message
+        assert evaluation.performance["complete"]
+    spans = sorted((e.performance["started_at"], e.performance["started_at"] + e.performance["wall_s"])
+                   for e in evaluations)
+    assert all(end <= next_start + 0.01 for (_, end), (next_start, _) in zip(spans, spans[1:])), spans

@@ -130,6 +130,8 @@ class Performance:
     violation: str = ""
     """`runtime.<rule>: ...` when the stage rejected the candidate; empty otherwise."""
     lock_wait_s: float = 0.0
+    started_at: float = 0.0
+    """Unix time the stage got the GPU (orders the stages of one run; they never overlap on one GPU)."""
     wall_s: float = 0.0
     environment: dict[str, Any] = field(default_factory=dict)
     """Clocks at start and end, peaks, timing method."""
@@ -157,6 +159,7 @@ class Performance:
             "complete": self.complete,
             "violation": self.violation,
             "lock_wait_s": round(self.lock_wait_s, 3),
+            "started_at": round(self.started_at, 3),
             "wall_s": round(self.wall_s, 3),
             "settings": self.settings.to_json(),
             "environment": self.environment,
@@ -235,6 +238,7 @@ class PerformanceStage:
         self.result.lock_wait_s = self._gate.acquire_exclusive()
         self._holding = True
         self._started = time.monotonic()
+        self.result.started_at = time.time()
         self._peaks = Peaks.from_json(self._trusted("peaks", {}))
         self.result.environment = {
             "clocks_start": self._trusted("clocks", {}),
