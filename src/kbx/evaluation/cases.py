@@ -29,7 +29,8 @@ DEVICE_ROLES: dict[str, tuple[str, ...]] = {
 
 SECRET_ONLY_ROLES: frozenset[str] = frozenset({"bench"})
 """Roles checked under the secret seed alone: a bench case moves gigabytes through both workers, the public seeds
-already ran at every smaller size, and the performance stage re-checks the outputs of three more input sets."""
+already ran at every smaller size, and the performance stage re-checks the output of one more input set per
+bench workload and dtype."""
 
 PERTURBED_ROLE = "check"
 """The role whose workloads get a perturbed copy in every run."""

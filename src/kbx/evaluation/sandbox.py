@@ -119,7 +119,7 @@ def run_worker(
     acks = os.fdopen(ack_write_fd, "w")
     events = _EventReader(read_fd, on_event, acks, lambda: _kill_group(proc))
     while proc.poll() is None:
-        if time.monotonic() - start - events.judged_s > limits.timeout_s:
+        if time.monotonic() - start - events.answering_s() > limits.timeout_s:
             run.timed_out = True
             _kill_group(proc)
         time.sleep(0.05)
@@ -212,6 +212,9 @@ class _EventReader:
         self._kill = kill
         self._events: list[dict[str, Any]] = []
         self.judged_s = 0.0
+        """Seconds spent answering events (judging, timing baselines, waiting for the GPU): the worker waits
+        meanwhile, so none of it counts against its time limit."""
+        self._answering_since: float | None = None
         self.failure: BaseException | None = None
         self._thread = threading.Thread(target=self._drain, daemon=True)
         self._thread.start()
@@ -230,8 +233,13 @@ class _EventReader:
             if self.failure is None:
                 self._answer(event)
 
+    def answering_s(self) -> float:
+        """`judged_s`, with the answer in progress (a wait for the GPU can be long) counted up to now."""
+        since = self._answering_since
+        return self.judged_s + (time.monotonic() - since if since is not None else 0.0)
+
     def _answer(self, event: dict[str, Any]) -> None:
-        started = time.monotonic()
+        started = self._answering_since = time.monotonic()
         try:
             reply = self._on_event(event)
         except BaseException as exc:  # a harness bug: stop the worker, re-raise in the caller
@@ -240,6 +248,7 @@ class _EventReader:
             return
         finally:
             self.judged_s += time.monotonic() - started
+            self._answering_since = None
         if reply is not None:
             self._reply(reply)
 

@@ -33,6 +33,7 @@ import math
 import torch
 
 from kbx.tasks import inputs, sizes
+from kbx.tasks.linalg import in_chunks
 
 TASK = {
     "name": "lstsq",
@@ -115,7 +116,7 @@ def _ratios(x, x_ref, a, b):
     norm_a, norm_b, norm_x, norm_xr = (t.flatten(1).norm(dim=1) for t in (a, b, x, x_ref))
     ne = (a.transpose(-1, -2) @ (a @ x - b)).flatten(1).norm(dim=1)
     ne_ratio = ne / (16 * _U * (norm_a ** 2 * norm_x + norm_a * norm_b))
-    eig = torch.linalg.eigvalsh(a.transpose(-1, -2) @ a).clamp_min(0)
+    eig = in_chunks(torch.linalg.eigvalsh, a.transpose(-1, -2) @ a).clamp_min(0)
     s_max, s_min = eig[:, -1].sqrt(), eig[:, 0].sqrt()
     kappa = s_max / s_min
     r_ref = (a @ x_ref - b).flatten(1).norm(dim=1)
