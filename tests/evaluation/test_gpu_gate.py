@@ -37,8 +37,25 @@ def test_shared_holders_coexist_and_the_exclusive_side_waits_for_all_of_them():
     thread.join(5)
 
 
+def test_new_cases_start_while_a_stage_waits_until_its_patience_runs_out():
+    gate = GpuGate(patience_s=0.5)
+    gate.acquire_shared()
+    _, exclusive = in_thread(gate.acquire_exclusive)
+    while not gate._exclusive_waiting:  # the request is queued
+        time.sleep(0.01)
+    gate.acquire_shared()  # within the patience: the GPU is in use by cases anyway
+    time.sleep(0.6)
+    _, late = in_thread(gate.acquire_shared)
+    assert not late.wait(0.2)  # past it, a new evaluation's cases wait behind the queued stage
+    gate.release_shared()
+    gate.release_shared()
+    assert exclusive.wait(5) and not late.is_set()
+    gate.release_exclusive()
+    assert late.wait(5)
+
+
 def test_a_waiting_exclusive_request_keeps_new_shared_holders_out():
-    gate = GpuGate()
+    gate = GpuGate(patience_s=0.0)
     gate.acquire_shared()
     _, exclusive = in_thread(gate.acquire_exclusive)
     while not gate._exclusive_waiting:  # the request is queued

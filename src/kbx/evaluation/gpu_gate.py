@@ -5,10 +5,12 @@ A performance stage needs the GPU to itself: a kernel of another candidate runni
 by an amount nobody can know. So, when a run times candidates, each evaluation holds the gate *shared* while the
 trusted worker and its candidate worker run its correctness cases, and *exclusive* for its performance stage.
 
-Exclusive requests come first: once one waits, no new shared holder enters, so a stage waits only for the cases
-already running, never for a stream of later ones. Holders never wait for the exclusive side while holding the
-shared side (an evaluation lets go of its shared hold before it asks for the exclusive one), so there is no
-upgrade deadlock.
+While an exclusive request waits for the cases already running, new cases may still start for `patience_s`
+(default 60 s): a stage cannot begin before the longest running cases end (a convolution's autotuning can take
+minutes), and the GPU would idle meanwhile. Past that, no new shared holder enters, so a stage never waits on an
+endless stream of later cases (candidates failing fast, one after the other). Holders never wait for the
+exclusive side while holding the shared side (an evaluation lets go of its shared hold before it asks for the
+exclusive one), so there is no upgrade deadlock.
 """
 
 from __future__ import annotations
@@ -20,11 +22,13 @@ import time
 class GpuGate:
     """A shared/exclusive lock, exclusive side first; `acquire_*` return the seconds spent waiting."""
 
-    def __init__(self) -> None:
+    def __init__(self, patience_s: float = 60.0) -> None:
+        self.patience_s = patience_s
         self._condition = threading.Condition()
         self._shared = 0
         self._exclusive = False
-        self._exclusive_waiting = 0
+        self._exclusive_waiting: list[float] = []
+        """Since when each pending exclusive request has waited (monotonic seconds)."""
 
     @property
     def shared_holders(self) -> int:
@@ -37,7 +41,7 @@ class GpuGate:
     def acquire_shared(self) -> float:
         start = time.monotonic()
         with self._condition:
-            self._condition.wait_for(lambda: not self._exclusive and not self._exclusive_waiting)
+            self._condition.wait_for(lambda: not self._exclusive and not self._impatient())
             self._shared += 1
         return time.monotonic() - start
 
@@ -51,13 +55,17 @@ class GpuGate:
     def acquire_exclusive(self) -> float:
         start = time.monotonic()
         with self._condition:
-            self._exclusive_waiting += 1
+            self._exclusive_waiting.append(start)
             try:
                 self._condition.wait_for(lambda: not self._exclusive and not self._shared)
             finally:
-                self._exclusive_waiting -= 1
+                self._exclusive_waiting.remove(start)
             self._exclusive = True
         return time.monotonic() - start
+
+    def _impatient(self) -> bool:
+        """Whether an exclusive request has waited `patience_s` or longer (new shared holders then wait)."""
+        return bool(self._exclusive_waiting) and time.monotonic() - min(self._exclusive_waiting) >= self.patience_s
 
     def release_exclusive(self) -> None:
         with self._condition:
