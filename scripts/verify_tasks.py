@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 
 from kbx.candidates.source import Candidate
 from kbx.errors import TaskError
@@ -31,9 +31,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--wrong-only", action="store_true", help="skip the solutions (timed elsewhere)")
     parser.add_argument("--shard", default="0/1", help="K/N: only every N-th task from the K-th (one GPU each)")
+    parser.add_argument("--skip-category", nargs="*", default=[], help="leave out the tasks of these categories")
     args = parser.parse_args(argv)
     suite = load_suite()
     tasks = suite if args.tasks == ["all"] else select(suite, args.tasks)
+    tasks = [t for t in tasks if t.category not in args.skip_category]
     shard, shards = (int(part) for part in args.shard.split("/"))
     tasks = tasks[shard::shards]
     bad = False
@@ -52,8 +54,9 @@ def main(argv: list[str] | None = None) -> int:
             evaluation = evaluator.evaluate(task, Candidate(str(path), task.name, path.read_text()))
             return task, path, evaluation, time.monotonic() - start
 
-        with ThreadPoolExecutor(max_workers=args.workers) as pool:
-            for task, path, evaluation, took in pool.map(run, pairs):
+        with ThreadPoolExecutor(max_workers=args.workers) as pool:  # lines in completion order: a killed sweep
+            for future in as_completed([pool.submit(run, pair) for pair in pairs]):  # keeps what it finished
+                task, path, evaluation, took = future.result()
                 expected = expected_status(path)
                 ok = evaluation.status.value == expected
                 bad |= not ok
