@@ -102,6 +102,26 @@ def test_the_gpu_is_shared_from_the_first_case_until_the_last_is_judged(tmp_path
     assert gate.shared_holders == 0 and "gpu_wait" in conversation.phases
 
 
+def test_the_stage_prepares_while_the_gpu_is_still_shared(tmp_path):
+    gate = GpuGate()
+    seen: list[int] = []
+
+    class Stage:
+        def prepare(self) -> None:
+            seen.append(gate.shared_holders)
+
+        def on_ready(self, event: dict) -> str:
+            seen.append(gate.shared_holders)
+            return "stop"
+
+    conversation = Conversation(make_cases(1), lambda case, path, mutated: True, tmp_path, Stage(), gate=gate)
+    for event in ({"event": "started"}, {"event": "imported"}, {"event": "case_start", "index": 0}):
+        conversation.on_event(event)
+    assert conversation.on_event(done(tmp_path, 0)) == "stop"
+    assert seen == [1, 0]  # prepared while sharing; the stage itself begins after letting go
+    assert "prepare" in conversation.phases
+
+
 @pytest.mark.parametrize("ending", ["failed_case", "worker_error", "forged", "worker_died"])
 def test_the_gpu_is_let_go_however_the_cases_end(tmp_path, ending):
     gate = GpuGate()

@@ -29,6 +29,8 @@ class FakeTrusted:
             return {"sm_mhz": 1980}
         if kind == "work":
             return self.work
+        if kind == "prepare":
+            return [self.work for _ in payload["slots"]]
         if kind == "release":
             return None
         return _measurement([self.baseline_ms] * 25)
@@ -212,3 +214,20 @@ def test_a_report_that_does_not_match_the_recheck_asked_for_is_forged(stage_for,
     assert stage.result.violation.startswith("runtime.forged_channel")
     assert not (tmp_path / "o.pt").exists()
     assert not gate.exclusive
+
+
+def test_prepare_counts_the_work_before_the_stage_so_the_stage_only_measures(suite, stage_for, tmp_path):
+    trusted = FakeTrusted(baseline_ms=2.0)
+    stage, gate = stage_for(trusted)
+    stage.prepare()
+    assert trusted.calls == ["prepare"] and not gate.exclusive
+    drive(stage, tmp_path, candidate_ms=1.0)
+    assert "work" not in trusted.calls and trusted.calls.count("prepare") == 1
+    assert stage.result.to_json()["sol_fraction"] == pytest.approx(3e6 / 3e12 / 1e-3)
+
+
+def test_nothing_is_prepared_for_a_candidate_that_has_not_passed(stage_for):
+    trusted = FakeTrusted()
+    stage, _ = stage_for(trusted, ready=lambda: False)
+    stage.prepare()
+    assert trusted.calls == []

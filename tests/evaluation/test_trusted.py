@@ -64,3 +64,23 @@ def test_each_slot_compiles_its_own_reference_past_dynamos_recompile_limit():
     assert own_code(reference).__code__ is not reference.__code__
     assert own_code(len) is len
     torch._dynamo.reset()
+
+
+def test_prepare_counts_each_slots_work_and_makes_the_compiled_baselines_first_call(monkeypatch):
+    state = _State("cpu")
+    first_calls: list[tuple[str, str]] = []
+
+    def compiled(code, case):
+        if case["dtype"] == "bfloat16":
+            raise RuntimeError("inductor says no")
+        return lambda **inputs: first_calls.append((case["workload"], case["dtype"])) or code.reference(**inputs)
+
+    monkeypatch.setattr(state, "_compiled", compiled)
+    slots = [{"case": {"workload": "smoke", "role": "smoke", "dtype": dtype}, "seeds": [11, 12, 13]}
+             for dtype in ("float32", "bfloat16")]
+    answers = state.prepare(str(RELU.path), slots)
+    assert first_calls == [("smoke", "float32")]
+    for slot, answer in zip(slots, answers):
+        assert {k: answer[k] for k in ("flops", "bytes")} == state.work(str(RELU.path), slot["case"], slot["seeds"])
+        assert answer["bytes"] > 0
+    assert "compile_error" not in answers[0] and "inductor says no" in answers[1]["compile_error"]

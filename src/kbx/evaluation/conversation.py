@@ -89,7 +89,8 @@ class Conversation:
         self.phases: dict[str, float] = {}
         """Wall seconds by phase, as the orchestrator saw them: `start` (process and torch start), `import` (the
         candidate module), `cases` (the worker making inputs, calling and saving), `judge` (the trusted worker
-        reading and comparing), `gpu_wait` (waiting for a GPU that a performance stage held), `performance` (the
+        reading and comparing), `gpu_wait` (waiting for a GPU that a performance stage held), `prepare` (the trusted
+        worker compiling the baselines and counting the work before the stage), `performance` (the
         timing stage, both sides, its wait for the GPU included)."""
         self._since = time.monotonic()
 
@@ -166,6 +167,10 @@ class Conversation:
         if case.index + 1 < len(self.cases):
             return self._next_case(case.index + 1)
         self._asked = None
+        if self._stage is not None:
+            self._spent("judge")
+            self._stage.prepare()  # still sharing the GPU: the compilation and FLOP counts need no quiet device
+            self._spent("prepare")
         self._leave_cases()
         if self._stage is None:
             return self._reply("stop")

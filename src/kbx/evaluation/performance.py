@@ -211,6 +211,8 @@ class PerformanceStage:
         self.result = Performance([SlotTiming(s) for s in plan_slots(task, secret_seed)], self.settings)
         self._steps = [(s, r) for s in self.result.slots for r in range(self.settings.rounds)]
         self._next = 0
+        self._worked: set[int] = set()
+        """Slots whose FLOPs and bytes are known (from `prepare`, or asked for when the slot is first timed)."""
         self._holding = False
         self._started = 0.0
         self._peaks: Peaks | None = None
@@ -230,8 +232,22 @@ class PerformanceStage:
             return self._finish()
         return self._command()
 
+    def prepare(self) -> None:
+        """Before the stage, while the GPU is still shared with other candidates' cases: the trusted worker counts
+        each slot's work and compiles each slot's baseline (its first call), so the exclusive stage does not."""
+        if self._worked or self._holding or not self._steps or not self._ready():
+            return
+        slots = [timing.slot for timing in self.result.slots]
+        answers = self._trusted("prepare", {
+            "task_dir": str(self._task.path),
+            "slots": [{"case": self._case(slot), "seeds": list(slot.seeds)} for slot in slots],
+        })
+        for timing, answer in zip(self.result.slots, answers):
+            timing.flops, timing.bytes = int(answer["flops"]), int(answer["bytes"])
+            self._worked.add(timing.slot.index)
+
     def close(self) -> None:
-        """Release the GPU lock if the worker ended the stage early (crash, timeout)."""
+        """Release the GPU if the worker ended the stage early (crash, timeout)."""
         self._finish()
 
     def _begin(self) -> None:
@@ -252,8 +268,10 @@ class PerformanceStage:
         slot = timing.slot
         payload = self._slot_payload(slot)
         if round_index == 0:
-            work = self._trusted("work", payload)
-            timing.flops, timing.bytes = int(work["flops"]), int(work["bytes"])
+            if slot.index not in self._worked:
+                work = self._trusted("work", payload)
+                timing.flops, timing.bytes = int(work["flops"]), int(work["bytes"])
+                self._worked.add(slot.index)
             assert self._peaks is not None
             tf32 = bool(self._task.contract.tf32)
             timing.sol_s = sol_time_s(timing.flops, timing.bytes, self._peaks, slot.dtype, tf32=tf32)

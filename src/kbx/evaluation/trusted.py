@@ -168,16 +168,47 @@ class _State:
     def work(self, task_dir: str, case: dict[str, Any], seeds: list[int]) -> dict[str, int]:
         """FLOPs (the task's `flops(**inputs)`, else torch's flop counter over the reference) and minimum bytes of
         one slot's first input set."""
+        code = self._task_code(Path(task_dir))
+        return self._work_of(code, self._one_set(code, case, seeds[0]))
+
+    def prepare(self, task_dir: str, slots: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """What a performance stage can do before it has the GPU to itself, for each slot ({"case", "seeds"}): its
+        work (as `work`) and the first call of its compiled baseline (the compilation). Asked for while the GPU is
+        still shared, so the exclusive stage spends its time measuring. A baseline that fails to compile is left
+        for the stage to report (`compile_error` here)."""
+        import torch
+
+        code = self._task_code(Path(task_dir))
+        results = []
+        for slot in slots:
+            inputs = self._one_set(code, slot["case"], slot["seeds"][0])
+            result: dict[str, Any] = self._work_of(code, inputs)
+            try:
+                with torch.no_grad():
+                    self._compiled(code, slot["case"])(**inputs)
+            except Exception as exc:  # reported again, as a baseline error, when the stage times it
+                result["compile_error"] = f"{type(exc).__name__}: {str(exc)[:300]}"
+            del inputs
+            results.append(result)
+        self._free_cached()
+        return results
+
+    def _work_of(self, code: Any, inputs: dict[str, Any]) -> dict[str, Any]:
         import torch
 
         from kbx.timing.sol import count_flops, minimum_bytes
 
-        code = self._task_code(Path(task_dir))
-        inputs = self._timing_sets(code, case, seeds)[0]
         with torch.no_grad():
             outputs = code.reference(**inputs)
         flops = int(code.flops(**inputs)) if code.flops is not None else count_flops(code.reference, inputs)
         return {"flops": flops, "bytes": minimum_bytes(inputs, outputs)}
+
+    def _one_set(self, code: Any, case: dict[str, Any], seed: int) -> dict[str, Any]:
+        """The first of a slot's rotated input sets, drawn alone (as `InputSets` draws it)."""
+        import torch
+
+        generator = torch.Generator(device=self.device).manual_seed(seed)
+        return code.make_inputs(workload_of(code.task, case), case["dtype"], generator)
 
     def baseline(
         self, task_dir: str, case: dict[str, Any], seeds: list[int], settings: dict[str, Any], kind: str
