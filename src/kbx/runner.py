@@ -23,11 +23,12 @@ from kbx.candidates.ingest import ingest
 from kbx.candidates.source import Candidate
 from kbx.errors import KbxError
 from kbx.evaluation.bench_inputs import TimingSettings
-from kbx.evaluation.pipeline import Evaluator
+from kbx.evaluation.pipeline import Evaluator, combine
 from kbx.evaluation.result import Evaluation
 from kbx.evaluation.sandbox import Limits
 from kbx.generate.settings import GenerationSettings
 from kbx.schedule import describe, environment, open_evaluators, run_all
+from kbx.status import Status
 from kbx.store import default_store_path
 from kbx.store.cache import cache_key, harness_version
 from kbx.store.db import RunInfo, Store
@@ -202,9 +203,12 @@ def _run(
             if generating is not None:
                 evaluate = _slot_evaluate(evaluators, jobs, writer, result)
                 generated = generating.run(evaluate, store, run_id, run_env.get("gpu"), len(evaluators) * jobs)
-            for evaluation in run_all(evaluators, todo, lambda ev, pair: writer.evaluate(ev, *pair), jobs):
-                if evaluation is not None:
-                    result.evaluations.append(evaluation)
+            if _in_two_parts(first, options):
+                result.evaluations += _evaluate_in_two_parts(evaluators, todo, writer, jobs)
+            else:
+                for evaluation in run_all(evaluators, todo, lambda ev, pair: writer.evaluate(ev, *pair), jobs):
+                    if evaluation is not None:
+                        result.evaluations.append(evaluation)
             result.served_from_cache = writer.served
             result.elapsed_s = time.monotonic() - start
             store.end_run(run_id, result.elapsed_s)
@@ -244,6 +248,35 @@ class Generating:
     tasks: tuple[str, ...]
     planned: int
     """Evaluations at most (every chain taking every step), for the progress line."""
+
+
+def _in_two_parts(evaluator: Evaluator, options: RunOptions) -> bool:
+    """Whether a run times its candidates on local GPUs: it then checks every candidate's correctness first and
+    times afterwards (`_evaluate_in_two_parts`)."""
+    return evaluator.device == "cuda" and evaluator.timing is not None and options.executor == "local"
+
+
+def _evaluate_in_two_parts(evaluators: Sequence[Evaluator], todo: list[tuple[Task, Candidate]], writer: _Writer,
+                           jobs: int) -> list[Evaluation]:
+    """Every pair's correctness cases first (bench cases aside), `jobs` at a time per GPU with nothing being timed;
+    then, for those that passed, the bench cases and the performance stage. A stage needs its GPU to itself and
+    waits for every case running there; run together, one candidate's minutes of autotuning on many shapes kept
+    other candidates' stages waiting (1,253 s of waits in 24 evaluations on 4 H200s, 2026-11-22). Apart, the
+    stages wait only for bench cases. Failures and cache hits are stored after the first part, the rest after
+    the second; a killed run loses only the unfinished pairs' first parts."""
+    evaluations: list[Evaluation] = []
+    halfway: list[tuple[Task, Candidate, Evaluation]] = []
+    for task, candidate, evaluation, done in run_all(
+        evaluators, todo, lambda ev, pair: (*pair, *writer.correctness_part(ev, *pair)), jobs
+    ):
+        if done:
+            evaluations += [evaluation] if evaluation is not None else []
+        else:
+            assert evaluation is not None
+            halfway.append((task, candidate, evaluation))
+    for evaluation in run_all(evaluators, halfway, lambda ev, item: writer.timing_part(ev, *item), jobs):
+        evaluations.append(evaluation)
+    return evaluations
 
 
 def _slot_evaluate(evaluators: Sequence[Evaluator], jobs: int, writer: _Writer, result: RunResult
@@ -334,11 +367,34 @@ class _Writer:
             self._store.add_evaluation(self._run_id, row, candidate.code, key, cached_from=source_run)
             self._report(row, f" (cached from run {source_run})")
             return None, {**row, "cached_from": source_run}
-        evaluation = evaluator.evaluate(task, candidate)
+        evaluation = self._store_fresh(evaluator.evaluate(task, candidate), candidate, key)
+        return evaluation, {**evaluation.to_json(), "cached_from": None}
+
+    def correctness_part(self, evaluator: Evaluator, task: Task, candidate: Candidate
+                         ) -> tuple[Evaluation | None, bool]:
+        """The first part of a two-part evaluation: (the evaluation, True) when it is final and stored (served
+        from cache, failed, or nothing left to time), (the passing first part, False) when it waits to be timed."""
+        timing = evaluator.timing.to_json() if evaluator.timing else None
+        key = cache_key(candidate.hash, task.version, evaluator.environment, timing)
+        if (self._use_cache and candidate.code is not None and self._store.cached(key) is not None) \
+                or not task.workloads_for(("bench",)):
+            return self.evaluate(evaluator, task, candidate), True
+        evaluation = evaluator.evaluate(task, candidate, part="correctness")
+        if evaluation.status is not Status.PASSED:
+            return self._store_fresh(evaluation, candidate, key), True
+        return evaluation, False
+
+    def timing_part(self, evaluator: Evaluator, task: Task, candidate: Candidate, first: Evaluation) -> Evaluation:
+        """The second part (bench cases and timing) of a candidate whose first part passed, joined with it."""
+        timing = evaluator.timing.to_json() if evaluator.timing else None
+        key = cache_key(candidate.hash, task.version, evaluator.environment, timing)
+        return self._store_fresh(combine(first, evaluator.evaluate(task, candidate, part="timing")), candidate, key)
+
+    def _store_fresh(self, evaluation: Evaluation, candidate: Candidate, key: str) -> Evaluation:
         row = evaluation.to_json()
         self._store.add_evaluation(self._run_id, row, candidate.code, key)
         self._report(row, "")
-        return evaluation, {**row, "cached_from": None}
+        return evaluation
 
     def _report(self, row: dict[str, Any], note: str) -> None:
         with self._lock:

@@ -87,3 +87,19 @@ def test_candidates_evaluated_side_by_side_are_timed_one_at_a_time(timed_evaluat
     spans = sorted((e.performance["started_at"], e.performance["started_at"] + e.performance["wall_s"])
                    for e in evaluations)
     assert all(end <= next_start + 0.01 for (_, end), (next_start, _) in zip(spans, spans[1:])), spans
+
+
+def test_the_two_parts_of_a_timed_run_split_the_cases_at_the_bench_workloads(timed_evaluator, suite):
+    from kbx.evaluation.pipeline import combine
+
+    task = suite["relu"]
+    path = task.path / "solution.py"
+    candidate = Candidate(str(path), task.name, path.read_text())
+    first = timed_evaluator.evaluate(task, candidate, part="correctness")
+    assert first.status.value == "PASSED" and first.performance is None
+    assert first.cases and all(c.role != "bench" for c in first.cases)
+    second = timed_evaluator.evaluate(task, candidate, part="timing")
+    assert second.status.value == "PASSED" and second.performance["complete"]
+    assert second.cases and all(c.role == "bench" and c.secret for c in second.cases)
+    whole = combine(first, second)
+    assert len(whole.cases) == len(first.cases) + len(second.cases) and whole.to_json()["speedup_eager"] > 0

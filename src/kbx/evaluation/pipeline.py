@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Literal
 
 from kbx.candidates.source import Candidate
 from kbx.candidates.static import check_static
@@ -31,6 +31,12 @@ from kbx.evaluation.trusted import TrustedWorker
 from kbx.evaluation.verdict import Comparison
 from kbx.status import Status
 from kbx.tasks.spec import Task
+
+Part = Literal["all", "correctness", "timing"]
+"""Which part of an evaluation to run: all of it, or one of the two halves a timed run splits it into so that no
+performance stage waits for another candidate's correctness cases (`kbx.runner`): `correctness` (every case but
+the bench ones, the refill case included; no timing) and `timing` (the bench cases, then the performance stage).
+`combine` joins the halves into the evaluation `all` would have given."""
 
 DEFAULT_TIMEOUT_S = {"cpu": 600.0, "cuda": 300.0}
 """Wall-clock limit per candidate: the interpreter is slow; on a GPU most of it is compilation."""
@@ -68,8 +74,9 @@ class Evaluator:
     def close(self) -> None:
         self._trusted.close()
 
-    def evaluate(self, task: Task, candidate: Candidate) -> Evaluation:
-        """Evaluate one candidate on one task. Candidate failures come back as statuses, never raised."""
+    def evaluate(self, task: Task, candidate: Candidate, part: Part = "all") -> Evaluation:
+        """Evaluate one candidate on one task (or one `part` of that). Candidate failures come back as statuses,
+        never raised."""
         start = time.monotonic()
         base = Evaluation(
             task=task.name,
@@ -95,7 +102,10 @@ class Evaluator:
             )
         assert candidate.code is not None
         cases = plan_cases(task, self.device, self.secret_seed)
-        extra = refill_case(task, cases, self.secret_seed)
+        if part != "all":
+            chosen = [c for c in cases if (c.role == "bench") == (part == "timing")]
+            cases = [replace(c, index=i) for i, c in enumerate(chosen)]
+        extra = refill_case(task, cases, self.secret_seed) if part != "timing" else None
         if extra is not None:
             cases.append(extra)
         judged: dict[int, dict[str, Any]] = {}
@@ -114,7 +124,7 @@ class Evaluator:
             )
 
         job_dir = Path(tempfile.mkdtemp(prefix=JOB_PREFIX, dir=scratch_root()))
-        gate = self._gate()
+        gate = self._gate() if part != "correctness" else None
         stage = self._performance_stage(task, job_dir, passed_every_case, gate)
         conversation = Conversation(cases, judge_case, job_dir, stage, extra.index if extra else None, gate)
         try:
@@ -186,6 +196,17 @@ class Evaluator:
             return replace(base, stage="correctness", cases=results)
         message = f"{failed.workload}/{failed.dtype}: {failed.message}"
         return replace(base, stage="correctness", status=failed.status, message=message, cases=results)
+
+
+def combine(correctness: Evaluation, timing: Evaluation) -> Evaluation:
+    """One evaluation from its two parts: the cases of both, the verdict and timings of the second (which runs only
+    when the first passed), the time of both."""
+    phases = dict(correctness.phases)
+    for phase, seconds in timing.phases.items():
+        phases[phase] = phases.get(phase, 0.0) + seconds
+    output = "\n".join(o for o in (correctness.worker_output, timing.worker_output) if o)
+    return replace(timing, cases=correctness.cases + timing.cases, elapsed_s=correctness.elapsed_s + timing.elapsed_s,
+                   phases=phases, worker_output=output)
 
 
 def _call_failure(run: WorkerRun, cases: list[Case], limits: Limits) -> tuple[Status, str, str] | None:
