@@ -87,7 +87,9 @@ def _parser() -> argparse.ArgumentParser:
     export.set_defaults(handler=_export)
 
     report = commands.add_parser("report", help="analyse stored runs: tables in the terminal, optionally HTML")
-    report.add_argument("runs", nargs="+", metavar="RUN", help="run ids or unique prefixes (one per method)")
+    report.add_argument("runs", nargs="+", metavar="RUN",
+                        help="run ids or unique prefixes, one per method; A+B joins runs of one method (the later "
+                             "run wins a task both evaluated)")
     report.add_argument("--html", type=Path, metavar="FILE", help="also write the self-contained HTML report here")
     report.add_argument("--tasks", nargs="+", default=[],
                         help="the task set (default: every task of the runs); tasks a run lacks count as failed")

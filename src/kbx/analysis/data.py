@@ -9,7 +9,7 @@ A task in the task set that a run never evaluated is an outcome with every flag 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from kbx.errors import KbxError
@@ -120,19 +120,57 @@ def _outcome(task: str, category: str, records: Sequence[Record]) -> TaskOutcome
                        best.sol_fraction, len(solved), sum(solved.values()))
 
 
+JOIN = "+"
+"""Joins run ids into one method's runs: `A+B` (see `load_runs`)."""
+
+
 def load_runs(store: Store, run_ids: Sequence[str]) -> list[MethodRun]:
     """The runs (ids or unique prefixes) with their records, labelled by method and model.
 
+    An argument `A+B+...` is one method whose work was split over several runs (tasks spread over device calls,
+    or failures run again after a fix): its records are the union, and where runs evaluated the same task, the
+    later run's records replace the earlier's. The runs must share method, model and device.
+
     Raises:
-        KbxError: a run is unknown, ambiguous, or named twice.
+        KbxError: a run is unknown, ambiguous, named twice, or joined with a run of another method.
     """
-    infos = [store.run(run_id) for run_id in run_ids]
-    seen = [info.run_id for info in infos]
+    groups = [[store.run(run_id) for run_id in argument.split(JOIN)] for argument in run_ids]
+    seen = [info.run_id for group in groups for info in group]
     if len(set(seen)) < len(seen):
         raise KbxError(f"a run is named twice: {', '.join(sorted({r for r in seen if seen.count(r) > 1}))}")
-    loaded = [(info, tuple(Record.from_row(info.run_id, row) for row in store.rows(info.run_id))) for info in infos]
+    loaded = [_joined(group, [store.rows(info.run_id) for info in group]) for group in groups]
     labels = _labels(loaded)
     return [MethodRun(info, label, records) for (info, records), label in zip(loaded, labels)]
+
+
+def _joined(infos: Sequence[RunInfo], rows: Sequence[Sequence[Mapping[str, Any]]]
+            ) -> tuple[RunInfo, tuple[Record, ...]]:
+    """One run's info and records, or those of several runs joined (`load_runs`)."""
+    if len(infos) == 1:
+        return infos[0], tuple(Record.from_row(infos[0].run_id, row) for row in rows[0])
+    kinds = {(info.method, info.model, info.device) for info in infos}
+    if len(kinds) > 1:
+        raise KbxError(f"runs joined with {JOIN} must share method, model and device: "
+                       + "; ".join(f"{i.run_id} is {method_label(i)} on {i.device}" for i in infos))
+    run_id = JOIN.join(info.run_id for info in infos)
+    latest: dict[str, list[Mapping[str, Any]]] = {}
+    for run_rows in rows:  # a later run's rows replace an earlier run's for the tasks it evaluated
+        latest.update({task: [r for r in run_rows if r["task"] == task] for task in {r["task"] for r in run_rows}})
+    records = tuple(Record.from_row(run_id, row) for task_rows in latest.values() for row in task_rows)
+    first = infos[0]
+    info = replace(
+        first, run_id=run_id, git_sha=_distinct(i.git_sha for i in infos),
+        harness=_distinct(i.harness for i in infos) or first.harness,
+        ended_at=None if any(i.ended_at is None for i in infos) else max(i.ended_at or 0.0 for i in infos),
+        secret_seed=None, evaluations=len(records),
+    )
+    return info, records
+
+
+def _distinct(values: Iterable[str | None]) -> str | None:
+    """The values, each once, in order, comma-separated (None when all are None)."""
+    kept = list(dict.fromkeys(v for v in values if v))
+    return ", ".join(kept) if kept else None
 
 
 def task_set(runs: Sequence[MethodRun], names: Sequence[str] = ()) -> dict[str, str]:
