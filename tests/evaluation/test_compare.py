@@ -71,6 +71,16 @@ def test_an_infinite_reference_is_matched_only_by_the_same_infinity():
     assert one(torch.tensor([math.inf, -math.inf, 2.0 + 1e-6]), ref).status is Status.PASSED
 
 
+def test_an_infinity_against_a_finite_value_reports_an_infinite_error_not_zero():
+    ref = torch.tensor([3.0e38, -3.0e38, 2.0])
+    got = torch.tensor([math.inf, -math.inf, 2.0])
+    for result in (one(got, ref, contract("exact")), one(torch.tensor([3.0e38, -3.0e38, 2.0]),
+                                                          torch.tensor([math.inf, -3.0e38, 2.0]))):
+        assert result.status is Status.MISMATCH
+        assert "max abs err inf, max rel err inf" in result.message, result.message
+        assert math.isfinite(result.max_abs_error)  # rows are JSON: the number stays finite
+
+
 def test_shape_dtype_and_type_errors():
     ref = torch.zeros(2, 3)
     assert one(torch.zeros(3, 2), ref).status is Status.WRONG_SHAPE

@@ -178,7 +178,11 @@ class _Tally:
     first_bad: list[Mismatch] = field(default_factory=list)
     first_nonfinite: list[Mismatch] = field(default_factory=list)
     max_abs: float = 0.0
+    """The largest finite difference (rows are JSON: an infinity stays out of the numbers)."""
     max_rel: float = 0.0
+    infinite_diff: bool = False
+    """Whether some element differs from the reference by an infinity or NaN (an inf where a finite value was
+    expected, or a finite value where the reference is inf): the message then says so instead of a max of 0."""
     sq_diff: float = 0.0
     sq_ref: float = 0.0
     tolerance: Tolerance | None = None
@@ -219,6 +223,7 @@ class _Tally:
 
     def _errors(self, diff: torch.Tensor, r: torch.Tensor) -> None:
         finite = torch.isfinite(diff)
+        self.infinite_diff = self.infinite_diff or not bool(finite.all())
         if not bool(finite.any()):
             return
         d = diff.masked_fill(~finite, 0.0)
@@ -250,10 +255,10 @@ class _Tally:
     ) -> Comparison:
         located = tuple(Mismatch(_unravel(m.index[0], shape), m.got, m.expected) for m in first)
         where = ", ".join(f"{list(m.index)}: got {m.got:.6g}, expected {m.expected:.6g}" for m in located[:3])
-        message = (
-            f"{count} of {self.total} elements {what}; max abs err {self.max_abs:.3g}, "
-            f"max rel err {self.max_rel:.3g}; first at {where}"
-        )
+        largest = "inf" if self.infinite_diff else f"{self.max_abs:.3g}"
+        message = f"{count} of {self.total} elements {what}; max abs err {largest}, "
+        message += "max rel err inf" if self.infinite_diff else f"max rel err {self.max_rel:.3g}"
+        message += f"; first at {where}"
         return Comparison(status, message, mismatches=count, first=located, **errors)
 
 
