@@ -20,5 +20,6 @@ sleep 3
 pkill -f kbx.evaluation 2>/dev/null
 cp kbx-out/gpu/kbx.db "$OUT/kbx.db"
 cp kbx-out/gpu/ref/run.json "$OUT/run.json" 2>/dev/null
+mkdir -p "$OUT/peaks" && cp kbx-out/gpu/cache/peaks/*.json "$OUT/peaks/" 2>/dev/null
 python3 -m kbx.cli runs list | tail -3
 grep -c PASSED "$OUT/run.log"; grep -v PASSED "$OUT/run.log" | tail -25
