@@ -231,3 +231,12 @@ def test_nothing_is_prepared_for_a_candidate_that_has_not_passed(stage_for):
     stage, _ = stage_for(trusted, ready=lambda: False)
     stage.prepare()
     assert trusted.calls == []
+
+
+def test_the_stage_says_where_its_time_went(stage_for, tmp_path):
+    stage, _ = stage_for(FakeTrusted())
+    stage.prepare()
+    drive(stage, tmp_path, candidate_ms=1.0)
+    spent = stage.result.to_json()["spent_s"]
+    assert {"prepare", "peaks", "baseline", "clocks", "release", "candidate", "recheck"} <= set(spent)
+    assert all(seconds >= 0 for seconds in spent.values())

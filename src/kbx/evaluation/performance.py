@@ -135,6 +135,10 @@ class Performance:
     wall_s: float = 0.0
     environment: dict[str, Any] = field(default_factory=dict)
     """Clocks at start and end, peaks, timing method."""
+    spent_s: dict[str, float] = field(default_factory=dict)
+    """Where the stage's time went, in seconds: each kind of trusted-worker request (`baseline`, `prepare`, `peaks`,
+    ...), `candidate` (from a command to the candidate worker to its report: input sets, the measurement, the
+    re-check call and its output file) and `recheck` (the trusted worker judging that output)."""
 
     @property
     def complete(self) -> bool:
@@ -163,6 +167,7 @@ class Performance:
             "wall_s": round(self.wall_s, 3),
             "settings": self.settings.to_json(),
             "environment": self.environment,
+            "spent_s": {what: round(seconds, 3) for what, seconds in sorted(self.spent_s.items())},
             "workloads": [s.to_json() for s in self.slots],
         }
 
@@ -215,6 +220,7 @@ class PerformanceStage:
         """Slots whose FLOPs and bytes are known (from `prepare`, or asked for when the slot is first timed)."""
         self._holding = False
         self._started = 0.0
+        self._sent_at = time.monotonic()
         self._peaks: Peaks | None = None
 
     def on_ready(self, event: dict[str, Any]) -> str:
@@ -224,6 +230,7 @@ class PerformanceStage:
                 return self._finish()  # forged, repeated, or a candidate that has not passed every case
             self._begin()
         elif kind == "timed":
+            self._spend("candidate", self._sent_at)
             if not self._holding or not self._record(event):
                 return self._finish()
         else:
@@ -281,6 +288,7 @@ class PerformanceStage:
             request = {**payload, "settings": self.settings.measure_kwargs(), "kind": baseline}
             timing.rounds[baseline].append(self._trusted("baseline", request))
         recheck = self._recheck_seed() if self._rechecks() else None
+        self._sent_at = time.monotonic()
         return json.dumps({"cmd": "time", "slot": self._next, **self._case(slot), "seeds": list(slot.seeds),
                            "recheck_seed": recheck, "settings": self.settings.measure_kwargs()})
 
@@ -320,9 +328,12 @@ class PerformanceStage:
                        "with an output nobody asked for")
                 )
                 return False
+            judging = time.monotonic()
             failure = None if output is None else self._judge(
                 {**self._case(slot), "seed": self._recheck_seed(), "file": output.name}, output
             )
+            if output is not None:
+                self._spend("recheck", judging)
         finally:
             if output is not None:
                 output.unlink(missing_ok=True)
@@ -361,7 +372,14 @@ class PerformanceStage:
 
     def _trusted(self, kind: str, payload: dict[str, Any]) -> Any:
         with self._trusted_lock:
-            return self._request(kind, payload)
+            asked = time.monotonic()
+            try:
+                return self._request(kind, payload)
+            finally:
+                self._spend(kind, asked)
+
+    def _spend(self, what: str, since: float) -> None:
+        self.result.spent_s[what] = self.result.spent_s.get(what, 0.0) + time.monotonic() - since
 
     def _case(self, slot: Slot) -> dict[str, Any]:
         return {"workload": slot.workload.name, "role": slot.workload.role, "dtype": slot.dtype}
