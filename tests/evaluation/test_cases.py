@@ -80,3 +80,24 @@ def test_the_orchestrator_plans_perturbed_cases_without_torch():
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
+
+
+def test_a_randomised_task_is_called_again_on_its_first_cases_inputs_with_the_same_and_a_moved_seed():
+    from kbx.evaluation.cases import reproducibility_cases, with_seed_shift
+    from kbx.evaluation.conversation import refill_case
+
+    dropout = read_task(default_suite_root() / "Random" / "dropout")
+    cases = plan_cases(dropout, "cpu", 99)
+    again, reseeded = reproducibility_cases(dropout, cases, 99)
+    first = cases[0]
+    assert (again.index, reseeded.index) == (len(cases), len(cases) + 1)
+    assert again.twin == reseeded.twin == first.index
+    assert again.seed == reseeded.seed == first.seed and again.dtype == first.dtype
+    assert again.seed_shift == 0 != reseeded.seed_shift
+    assert reseeded.seed_shift != reproducibility_cases(dropout, cases, 100)[1].seed_shift  # from the secret seed
+    assert "twin" not in reseeded.to_json() and reseeded.to_json()["seed_shift"] == reseeded.seed_shift
+    assert with_seed_shift({"seed": 2**31 - 1}, reseeded.to_json())["seed"] == (2**31 - 1 + reseeded.seed_shift) % 2**31
+    assert with_seed_shift({"seed": 5}, again.to_json()) == {"seed": 5}
+    refill = refill_case(dropout, [*cases, again, reseeded], 99)
+    assert refill is not None and refill.twin is None and refill.seed_shift == 0
+    assert reproducibility_cases(GELU, plan_cases(GELU, "cpu", 99), 99) == []  # not randomised

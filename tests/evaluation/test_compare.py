@@ -208,3 +208,15 @@ def test_the_second_opinion_works_on_float8_outputs():
     assert again.status is Status.PASSED
     assert second_opinion(torch.tensor([1.0, 2.5, 448.0]).to(torch.float8_e4m3fn), [ref], [gold], exact,
                           "float32", W) is None
+
+
+def test_a_randomised_output_must_repeat_under_its_seed_and_change_under_another():
+    from kbx.evaluation.compare import twin_verdict
+
+    first = [torch.tensor([0.0, 2.0, math.nan, 2.0])]
+    assert twin_verdict([first[0].clone()], first, same=True) is None  # NaN matches NaN
+    differs = twin_verdict([torch.tensor([2.0, 2.0, math.nan, 2.0])], first, same=True)
+    assert differs is not None and differs.status is Status.MISMATCH and "1 element(s) differ" in differs.message
+    assert twin_verdict([torch.tensor([2.0, 0.0, math.nan, 2.0])], first, same=False) is None
+    fixed = twin_verdict([first[0].clone()], first, same=False)
+    assert fixed is not None and "does not depend on `seed`" in fixed.message

@@ -141,10 +141,11 @@ class _Session:
         import torch
 
         from kbx.evaluation import outputs
+        from kbx.evaluation.cases import with_seed_shift
 
         index = case["index"]
         generator = torch.Generator(device=self.device).manual_seed(case["seed"])
-        inputs = self.make_inputs(workload, case["dtype"], generator)
+        inputs = with_seed_shift(self.make_inputs(workload, case["dtype"], generator), case)
         if case.get("refill") and self._kept is not None:
             inputs = refill(self._kept, inputs)
         pristine = outputs.snapshot_inputs(inputs)

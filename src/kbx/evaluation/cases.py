@@ -52,6 +52,12 @@ class Case:
     """The workload's role (a perturbed copy keeps its workload's)."""
     params: Mapping[str, Any] | None = None
     """The concrete params of a perturbed workload; None for a workload of the task file."""
+    seed_shift: int = 0
+    """Added to the candidate's `seed` input (mod 2^31) after the inputs are drawn: a reseeded case is another
+    case's inputs under another seed (`reproducibility_cases`)."""
+    twin: int | None = None
+    """The index of the case whose outputs this one's must equal (same seed) or differ from (shifted seed); the
+    trusted worker alone is told, when judging."""
 
     def label(self) -> str:
         return f"{self.workload}/{self.dtype}/{'secret' if self.secret else 'public'} seed"
@@ -67,6 +73,8 @@ class Case:
         }
         if self.params is not None:
             data["params"] = dict(self.params)
+        if self.seed_shift:
+            data["seed_shift"] = self.seed_shift
         return data
 
 
@@ -76,6 +84,38 @@ def workload_of(task: Task, case: Mapping[str, Any]) -> Workload:
     if "params" in case:
         return Workload(case["workload"], case.get("role", PERTURBED_ROLE), MappingProxyType(dict(case["params"])))
     return task.workload(case["workload"])
+
+
+SEED_PARAMETER = "seed"
+"""The input through which a randomised task's candidate takes all its randomness."""
+AGAIN_SUFFIX = "~again"
+RESEEDED_SUFFIX = "~reseeded"
+
+
+def reproducibility_cases(task: Task, cases: list[Case], secret_seed: int) -> list[Case]:
+    """For a randomised task (a statistical contract and a `seed` input), two more calls on the first case's
+    inputs: once as they were (`~again`: the output must be bit-for-bit the first one's: same seed, same output)
+    and once with the seed moved by an amount drawn from the secret seed (`~reseeded`: it must pass the contract
+    and differ from the first: an output that ignores its seed is one fixed pattern, whatever its statistics).
+    Both carry the first case's params, so they run at its sizes."""
+    if task.contract.kind != "statistical" or SEED_PARAMETER not in task.signature.names or not cases:
+        return []
+    first = cases[0]
+    params = dict(first.params if first.params is not None else task.workload(first.workload).params)
+    shift = 1 + case_seed(secret_seed, task.name, first.workload + RESEEDED_SUFFIX, first.dtype) % (2**31 - 2)
+    again = Case(len(cases), first.workload + AGAIN_SUFFIX, first.dtype, first.seed, first.secret, first.role,
+                 params, twin=first.index)
+    reseeded = Case(len(cases) + 1, first.workload + RESEEDED_SUFFIX, first.dtype, first.seed, first.secret,
+                    first.role, params, seed_shift=shift, twin=first.index)
+    return [again, reseeded]
+
+
+def with_seed_shift(inputs: dict[str, Any], case: Mapping[str, Any]) -> dict[str, Any]:
+    """The case's inputs with its `seed_shift` applied to the `seed` input (both workers call this)."""
+    shift = int(case.get("seed_shift") or 0)
+    if shift and SEED_PARAMETER in inputs:
+        inputs[SEED_PARAMETER] = (int(inputs[SEED_PARAMETER]) + shift) % 2**31
+    return inputs
 
 
 def new_secret_seed() -> int:

@@ -268,3 +268,37 @@ def _unravel(flat: int, shape: tuple[int, ...]) -> tuple[int, ...]:
         index.append(flat % size)
         flat //= size
     return tuple(reversed(index))
+
+
+def twin_verdict(outputs: list[Any], earlier: list[Any], same: bool) -> Comparison | None:
+    """None when `outputs` relate to `earlier` (a randomised task's outputs for the same inputs) as they must:
+    bit for bit equal when the seed was the same (`same`), not all equal when it was moved. Otherwise a MISMATCH
+    saying which."""
+    equal = len(outputs) == len(earlier) and all(_identical(o, e) for o, e in zip(outputs, earlier))
+    if same and not equal:
+        differing = sum(_differing(o, e) for o, e in zip(outputs, earlier))
+        return Comparison(Status.MISMATCH, "not reproducible: called again on the same inputs and seed, it gave a "
+                          f"different output ({differing} element(s) differ); all randomness must come from `seed`")
+    if not same and equal:
+        return Comparison(Status.MISMATCH, "the output does not depend on `seed`: another seed gave exactly the same "
+                          "output on the same inputs")
+    return None
+
+
+def _identical(a: Any, b: Any) -> bool:
+    if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)):
+        return bool(a == b)
+    return a.shape == b.shape and a.dtype == b.dtype and _differing(a, b) == 0
+
+
+def _differing(a: Any, b: Any) -> int:
+    """Elements of a and b that differ, NaN matching NaN (a shape or type difference counts every element)."""
+    if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)):
+        return 0 if bool(a == b) else 1
+    if a.shape != b.shape:
+        return max(a.numel(), b.numel(), 1)
+    b = b.to(a.device)
+    same = a == b
+    if a.is_floating_point() and b.is_floating_point():
+        same |= torch.isnan(a) & torch.isnan(b)
+    return int((~same).sum())

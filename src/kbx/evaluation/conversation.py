@@ -47,7 +47,8 @@ def refill_case(task: Task, cases: list[Case], secret_seed: int) -> Case | None:
     params = last.params if last.params is not None else task.workload(last.workload).params
     name = last.workload + REFILL_SUFFIX
     seed = case_seed(secret_seed, task.name, name, last.dtype)
-    return replace(last, index=len(cases), workload=name, seed=seed, secret=True, params=dict(params))
+    return replace(last, index=len(cases), workload=name, seed=seed, secret=True, params=dict(params), seed_shift=0,
+                   twin=None)
 
 
 _PHASE_OF = {"started": "start", "imported": "import"}

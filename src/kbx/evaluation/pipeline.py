@@ -21,7 +21,7 @@ from kbx.candidates.source import Candidate
 from kbx.candidates.static import check_static
 from kbx.evaluation.audit import JOB_PREFIX
 from kbx.evaluation.bench_inputs import TimingSettings
-from kbx.evaluation.cases import Case, new_secret_seed, plan_cases
+from kbx.evaluation.cases import Case, new_secret_seed, plan_cases, reproducibility_cases
 from kbx.evaluation.conversation import TIMED, Conversation, refill_case
 from kbx.evaluation.gpu_gate import GpuGate, gpu_gate
 from kbx.evaluation.performance import Performance, PerformanceStage
@@ -105,14 +105,21 @@ class Evaluator:
         if part != "all":
             chosen = [c for c in cases if (c.role == "bench") == (part == "timing")]
             cases = [replace(c, index=i) for i, c in enumerate(chosen)]
+        if part != "timing":
+            cases += reproducibility_cases(task, cases, self.secret_seed)
         extra = refill_case(task, cases, self.secret_seed) if part != "timing" else None
         if extra is not None:
             cases.append(extra)
         judged: dict[int, dict[str, Any]] = {}
+        originals = {c.twin for c in cases if c.twin is not None}
 
         def judge_case(case: Case, path: Path, mutated: list[str]) -> bool:
             with self._trusted_lock:
-                payload = {**case.to_json(), "file": path.name}
+                payload = {**case.to_json(), "file": path.name, "job": path.parent.name}
+                if case.index in originals:
+                    payload["keep"] = True
+                if case.twin is not None:
+                    payload["twin"] = case.twin
                 (judged[case.index],) = self._trusted.check(task.path, path.parent, [payload])
             judged[case.index]["mutated"] = mutated
             return "error" not in judged[case.index] and _case_result(case, judged[case.index]).status is Status.PASSED

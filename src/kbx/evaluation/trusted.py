@@ -24,6 +24,8 @@ from kbx.evaluation.cases import workload_of
 from kbx.tasks.spec import Workload
 
 _CACHE_BYTES = 4 << 30
+_KEPT_OUTPUTS = 64
+"""Kept case outputs (small: the first case of a randomised task) across the jobs one trusted worker serves."""
 _IDLE_BYTES = 1 << 30
 """Cached-but-unused GPU memory above which the trusted worker returns it to the driver."""
 
@@ -99,7 +101,9 @@ class _State:
         if device == "cuda" and not torch.cuda.is_available():
             raise KbxError("--device cuda was asked for but torch sees no CUDA GPU")
         self.device = device
-        self._references: OrderedDict[tuple[str, int, str], list[Any]] = OrderedDict()
+        self._references: OrderedDict[tuple[str, int, int, str], list[Any]] = OrderedDict()
+        self._kept_outputs: OrderedDict[tuple[str, int], list[Any]] = OrderedDict()
+        """Outputs of cases a later case of the same job is compared with (`_against_twin`), newest last."""
         self._cached_bytes = 0
         self._tasks: dict[str, Any] = {}
         self._compiled_references: dict[str, Any] = {}
@@ -117,7 +121,7 @@ class _State:
     def check(self, task_dir: str, job_dir: str, cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
         import torch
 
-        from kbx.evaluation.compare import TASK_CHECKED, judge, second_opinion, wants_second_opinion
+        from kbx.evaluation.compare import TASK_CHECKED, judge, second_opinion, twin_verdict, wants_second_opinion
         from kbx.evaluation.outputs import unpack_output
 
         code = self._task_code(Path(task_dir))
@@ -148,6 +152,7 @@ class _State:
                     with contextlib.suppress(Exception):
                         comparisons = second_opinion(
                             outputs, expected, gold, task.contract, case["dtype"], workload) or comparisons
+            comparisons = self._against_twin(case, outputs, comparisons, twin_verdict)
             results.append({"index": case["index"], "comparisons": [c.to_json() for c in comparisons]})
         self._free_cached()
         return results
@@ -272,12 +277,31 @@ class _State:
             cached = self._tasks[key] = import_task(task)
         return cached
 
+    def _against_twin(self, case: dict[str, Any], outputs: list[Any], comparisons: list[Any], verdict: Any
+                      ) -> list[Any]:
+        """Keep a case's outputs that a later case is compared with (`keep`), or compare with them (`twin`): the
+        same seed must give the same outputs, a moved seed different ones (`reproducibility_cases`)."""
+        job = str(case.get("job", ""))
+        if case.get("keep"):
+            self._kept_outputs[(job, int(case["index"]))] = outputs
+            while len(self._kept_outputs) > _KEPT_OUTPUTS:
+                self._kept_outputs.popitem(last=False)
+        if case.get("twin") is None or any(c.status.value != "PASSED" for c in comparisons):
+            return comparisons
+        earlier = self._kept_outputs.get((job, int(case["twin"])))
+        if earlier is None:  # the twin's outputs were never kept (it failed, or was evicted): nothing to compare
+            return comparisons
+        failed = verdict(outputs, earlier, same=not case.get("seed_shift"))
+        return comparisons if failed is None else [failed]
+
     def _inputs(self, code: Any, case: dict[str, Any], workload: Workload) -> dict[str, Any]:
         """The case's inputs, drawn again (for contracts whose check reads them)."""
         import torch
 
+        from kbx.evaluation.cases import with_seed_shift
+
         generator = torch.Generator(device=self.device).manual_seed(case["seed"])
-        return code.make_inputs(workload, case["dtype"], generator)
+        return with_seed_shift(code.make_inputs(workload, case["dtype"], generator), case)
 
     def _gold(self, code: Any, case: dict[str, Any], workload: Workload) -> list[Any] | None:
         """The reference on float64 copies of the case's floating-point inputs; None when it cannot run so (a
@@ -305,7 +329,8 @@ class _State:
 
         from kbx.evaluation.outputs import output_items
 
-        key = (code.task.version, case["seed"], json.dumps(dict(workload.params), sort_keys=True))
+        key = (code.task.version, case["seed"], int(case.get("seed_shift") or 0),
+               json.dumps(dict(workload.params), sort_keys=True))
         if key in self._references:
             self._references.move_to_end(key)
             return self._references[key]
