@@ -337,6 +337,12 @@ def _phase_totals(evaluations: list[Evaluation]) -> dict[str, float]:
     return {phase: round(seconds, 2) for phase, seconds in sorted(totals.items())}
 
 
+def _key(evaluator: Evaluator, task: Task, candidate: Candidate) -> str:
+    """The store's cache key of this work on this evaluator (timing settings count only on a GPU)."""
+    timing = evaluator.timing.to_json() if evaluator.device == "cuda" and evaluator.timing else None
+    return cache_key(candidate.hash, task.version, evaluator.environment, timing)
+
+
 class _Writer:
     """Evaluates one pair (or serves it from the store's cache), stores it at once, and reports progress."""
 
@@ -358,8 +364,7 @@ class _Writer:
     def evaluate_row(self, evaluator: Evaluator, task: Task, candidate: Candidate
                      ) -> tuple[Evaluation | None, dict[str, Any]]:
         """(the fresh Evaluation or None when served from cache, the row as stored)."""
-        timing = evaluator.timing.to_json() if evaluator.device == "cuda" and evaluator.timing else None
-        key = cache_key(candidate.hash, task.version, evaluator.environment, timing)
+        key = _key(evaluator, task, candidate)
         hit = self._store.cached(key) if self._use_cache and candidate.code is not None else None
         if hit is not None:
             source_run, row = hit
@@ -374,8 +379,7 @@ class _Writer:
                          ) -> tuple[Evaluation | None, bool]:
         """The first part of a two-part evaluation: (the evaluation, True) when it is final and stored (served
         from cache, failed, or nothing left to time), (the passing first part, False) when it waits to be timed."""
-        timing = evaluator.timing.to_json() if evaluator.timing else None
-        key = cache_key(candidate.hash, task.version, evaluator.environment, timing)
+        key = _key(evaluator, task, candidate)
         if (self._use_cache and candidate.code is not None and self._store.cached(key) is not None) \
                 or not task.workloads_for(("bench",)):
             return self.evaluate(evaluator, task, candidate), True
@@ -386,8 +390,7 @@ class _Writer:
 
     def timing_part(self, evaluator: Evaluator, task: Task, candidate: Candidate, first: Evaluation) -> Evaluation:
         """The second part (bench cases and timing) of a candidate whose first part passed, joined with it."""
-        timing = evaluator.timing.to_json() if evaluator.timing else None
-        key = cache_key(candidate.hash, task.version, evaluator.environment, timing)
+        key = _key(evaluator, task, candidate)
         return self._store_fresh(combine(first, evaluator.evaluate(task, candidate, part="timing")), candidate, key)
 
     def _store_fresh(self, evaluation: Evaluation, candidate: Candidate, key: str) -> Evaluation:
