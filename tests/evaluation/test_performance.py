@@ -240,3 +240,25 @@ def test_the_stage_says_where_its_time_went(stage_for, tmp_path):
     spent = stage.result.to_json()["spent_s"]
     assert {"prepare", "peaks", "baseline", "clocks", "release", "candidate", "recheck"} <= set(spent)
     assert all(seconds >= 0 for seconds in spent.values())
+
+
+def test_a_compiled_baseline_that_computes_something_else_is_not_timed(suite, stage_for, tmp_path):
+    class Differs(FakeTrusted):
+        def request(self, kind, payload):
+            if kind == "prepare":
+                self.calls.append(kind)
+                return [{**self.work, **({"compile_differs": "MISMATCH: 9 of 9 elements"} if i == 0 else {})}
+                        for i, _ in enumerate(payload["slots"])]
+            return super().request(kind, payload)
+
+    trusted = Differs(baseline_ms=2.0)
+    stage, _ = stage_for(trusted)
+    stage.prepare()
+    commands = drive(stage, tmp_path, candidate_ms=1.0)
+    slots = plan_slots(suite["relu"], 1234)
+    assert trusted.calls.count("baseline:compile") == 3 * (len(slots) - 1)
+    assert trusted.calls.count("baseline:eager") == len(commands)
+    first = stage.result.to_json()["workloads"][0]
+    assert first["speedup_compile"] is None and "differ from the eager reference" in first["errors"]["compile"]
+    assert first["speedup_eager"] == pytest.approx(2.0)
+    assert stage.result.speedup("compile") is None and stage.result.speedup("eager") == pytest.approx(2.0)

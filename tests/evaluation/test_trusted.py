@@ -66,21 +66,25 @@ def test_each_slot_compiles_its_own_reference_past_dynamos_recompile_limit():
     torch._dynamo.reset()
 
 
-def test_prepare_counts_each_slots_work_and_makes_the_compiled_baselines_first_call(monkeypatch):
+def test_prepare_counts_each_slots_work_and_judges_the_compiled_baselines_first_call(monkeypatch):
     state = _State("cpu")
     first_calls: list[tuple[str, str]] = []
 
     def compiled(code, case):
-        if case["dtype"] == "bfloat16":
+        if case["workload"] == "check_tail":
             raise RuntimeError("inductor says no")
+        if case["dtype"] == "bfloat16":  # computes something else (as a precision flag left unset would)
+            return lambda **inputs: code.reference(**inputs) * 1.01
         return lambda **inputs: first_calls.append((case["workload"], case["dtype"])) or code.reference(**inputs)
 
     monkeypatch.setattr(state, "_compiled", compiled)
-    slots = [{"case": {"workload": "smoke", "role": "smoke", "dtype": dtype}, "seeds": [11, 12, 13]}
-             for dtype in ("float32", "bfloat16")]
+    slots = [{"case": {"workload": workload, "role": "check", "dtype": dtype}, "seeds": [11, 12, 13]}
+             for workload, dtype in (("smoke", "float32"), ("smoke", "bfloat16"), ("check_tail", "float32"))]
     answers = state.prepare(str(RELU.path), slots)
     assert first_calls == [("smoke", "float32")]
     for slot, answer in zip(slots, answers):
         assert {k: answer[k] for k in ("flops", "bytes")} == state.work(str(RELU.path), slot["case"], slot["seeds"])
         assert answer["bytes"] > 0
-    assert "compile_error" not in answers[0] and "inductor says no" in answers[1]["compile_error"]
+    assert not {"compile_error", "compile_differs"} & set(answers[0])
+    assert answers[1]["compile_differs"].startswith("MISMATCH") and "compile_error" not in answers[1]
+    assert "inductor says no" in answers[2]["compile_error"]

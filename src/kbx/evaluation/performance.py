@@ -218,6 +218,8 @@ class PerformanceStage:
         self._next = 0
         self._worked: set[int] = set()
         """Slots whose FLOPs and bytes are known (from `prepare`, or asked for when the slot is first timed)."""
+        self._untimed: dict[int, str] = {}
+        """Slots whose compiled baseline `prepare` found failing or computing something else: why it is not timed."""
         self._holding = False
         self._started = 0.0
         self._sent_at = time.monotonic()
@@ -252,6 +254,11 @@ class PerformanceStage:
         for timing, answer in zip(self.result.slots, answers):
             timing.flops, timing.bytes = int(answer["flops"]), int(answer["bytes"])
             self._worked.add(timing.slot.index)
+            if answer.get("compile_error") or answer.get("compile_differs"):
+                self._untimed[timing.slot.index] = (
+                    f"compile: not timed: {answer['compile_error']}" if answer.get("compile_error") else
+                    f"compile: not timed: its outputs differ from the eager reference's ({answer['compile_differs']})"
+                )
 
     def close(self) -> None:
         """Release the GPU if the worker ended the stage early (crash, timeout)."""
@@ -285,6 +292,9 @@ class PerformanceStage:
             fastest = max(self._peaks.flops.values())
             timing.loose_sol_s = max(timing.flops / fastest, timing.bytes / self._peaks.bandwidth)
         for baseline in BASELINES:
+            if baseline == "compile" and slot.index in self._untimed:
+                timing.rounds[baseline].append({"error": self._untimed[slot.index]})
+                continue
             request = {**payload, "settings": self.settings.measure_kwargs(), "kind": baseline}
             timing.rounds[baseline].append(self._trusted("baseline", request))
         recheck = self._recheck_seed() if self._rechecks() else None

@@ -178,33 +178,49 @@ class _State:
 
     def prepare(self, task_dir: str, slots: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """What a performance stage can do before it has the GPU to itself, for each slot ({"case", "seeds"}): its
-        work (as `work`) and the first call of its compiled baseline (the compilation). Asked for while the GPU is
-        still shared, so the exclusive stage spends its time measuring. A baseline that fails to compile is left
-        for the stage to report (`compile_error` here)."""
+        work (as `work`) and the first call of its compiled baseline (the compilation), whose outputs are judged
+        against the eager reference's by the task's contract. Asked for while the GPU is still shared, so the
+        exclusive stage spends its time measuring. A baseline that fails to compile (`compile_error`) or computes
+        something else (`compile_differs`: e.g. a precision flag the reference sets that the compiled code does
+        not honour) is not timed: a speedup over it would not compare like with like."""
         import torch
+
+        from kbx.evaluation.compare import TASK_CHECKED, judge
+        from kbx.evaluation.outputs import output_items
 
         code = self._task_code(Path(task_dir))
         results = []
         for slot in slots:
             inputs = self._one_set(code, slot["case"], slot["seeds"][0])
-            result: dict[str, Any] = self._work_of(code, inputs)
+            eager = self._eager_outputs(code, inputs)
+            result: dict[str, Any] = self._work_of(code, inputs, eager)
             try:
                 with torch.no_grad():
-                    self._compiled(code, slot["case"])(**inputs)
-            except Exception as exc:  # reported again, as a baseline error, when the stage times it
+                    compiled = output_items(self._compiled(code, slot["case"])(**inputs))
+                checked = inputs if code.task.contract.kind in TASK_CHECKED else None
+                verdicts = judge(compiled, output_items(eager), checked, code, code.task.contract,
+                                 slot["case"]["dtype"], workload_of(code.task, slot["case"]))
+                failed = next((c for c in verdicts if c.status.value != "PASSED"), None)
+                if failed is not None:
+                    result["compile_differs"] = f"{failed.status.value}: {failed.message}"[:400]
+            except Exception as exc:  # reported as a baseline error; the stage does not time it
                 result["compile_error"] = f"{type(exc).__name__}: {str(exc)[:300]}"
-            del inputs
+            del inputs, eager
             results.append(result)
         self._free_cached()
         return results
 
-    def _work_of(self, code: Any, inputs: dict[str, Any]) -> dict[str, Any]:
+    def _eager_outputs(self, code: Any, inputs: dict[str, Any]) -> Any:
         import torch
 
+        with torch.no_grad():
+            return code.reference(**inputs)
+
+    def _work_of(self, code: Any, inputs: dict[str, Any], outputs: Any = None) -> dict[str, Any]:
         from kbx.timing.sol import count_flops, minimum_bytes
 
-        with torch.no_grad():
-            outputs = code.reference(**inputs)
+        if outputs is None:
+            outputs = self._eager_outputs(code, inputs)
         flops = int(code.flops(**inputs)) if code.flops is not None else count_flops(code.reference, inputs)
         return {"flops": flops, "bytes": minimum_bytes(inputs, outputs)}
 
