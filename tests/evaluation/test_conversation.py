@@ -122,6 +122,23 @@ def test_the_stage_prepares_while_the_gpu_is_still_shared(tmp_path):
     assert "prepare" in conversation.phases
 
 
+def test_a_conversation_closed_while_it_waits_for_the_gpu_gives_it_straight_back(tmp_path):
+    import threading
+
+    gate = GpuGate()
+    conversation = Conversation(make_cases(1), lambda case, path, mutated: True, tmp_path, gate=gate)
+    conversation.on_event({"event": "started"})
+    gate.acquire_exclusive()  # a performance stage holds the GPU
+    waiter = threading.Thread(target=conversation.on_event, args=({"event": "imported"},))
+    waiter.start()
+    waiter.join(0.2)
+    assert waiter.is_alive()  # waiting for the GPU
+    conversation.close()  # the worker ended meanwhile
+    gate.release_exclusive()
+    waiter.join(5)
+    assert not waiter.is_alive() and gate.shared_holders == 0 and not gate.exclusive
+
+
 @pytest.mark.parametrize("ending", ["failed_case", "worker_error", "forged", "worker_died"])
 def test_the_gpu_is_let_go_however_the_cases_end(tmp_path, ending):
     gate = GpuGate()

@@ -262,3 +262,22 @@ def test_a_compiled_baseline_that_computes_something_else_is_not_timed(suite, st
     assert first["speedup_compile"] is None and "differ from the eager reference" in first["errors"]["compile"]
     assert first["speedup_eager"] == pytest.approx(2.0)
     assert stage.result.speedup("compile") is None and stage.result.speedup("eager") == pytest.approx(2.0)
+
+
+def test_a_stage_closed_while_it_waits_for_the_gpu_gives_it_straight_back(stage_for):
+    """The worker died (a candidate's thread called os._exit, say) while the orchestrator waited for the GPU on its
+    behalf: when the wait ends, the GPU must not stay held by a stage nobody will finish."""
+    trusted = FakeTrusted()
+    stage, gate = stage_for(trusted)
+    gate.acquire_exclusive()  # another candidate's stage
+    replies: list[str] = []
+    waiter = threading.Thread(target=lambda: replies.append(stage.on_ready({"event": "cases_done"})))
+    waiter.start()
+    while not gate._exclusive_waiting:
+        threading.Event().wait(0.01)
+    stage.close()
+    gate.release_exclusive()
+    waiter.join(5)
+    assert replies == ["stop"] and not gate.exclusive and trusted.calls == []
+    gate.acquire_shared()  # the GPU is free for the next candidate
+    gate.release_shared()

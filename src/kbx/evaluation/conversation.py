@@ -15,6 +15,7 @@ JSON — is taken as forged: the worker is stopped and the candidate is REJECTED
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -72,6 +73,10 @@ class Conversation:
         self.cases = cases
         self._gate = gate
         self._sharing = False
+        self._closed = False
+        self._lifecycle = threading.Lock()
+        """Guards `_sharing` and `_closed`: events are answered on the worker's reader thread, `close` comes from
+        the evaluating thread once the worker has ended, possibly while the reader still waits for the GPU."""
         self._judge = judge
         self._job_dir = job_dir
         self._stage = stage
@@ -96,18 +101,27 @@ class Conversation:
         self._since = time.monotonic()
 
     def close(self) -> None:
-        """Let go of the GPU (idempotent): the worker has ended, however it ended."""
+        """Let go of the GPU (idempotent): the worker has ended, however it ended; a wait for the GPU still under
+        way gives it straight back when it ends."""
+        with self._lifecycle:
+            self._closed = True
         self._leave_cases()
 
     def _enter_cases(self) -> None:
-        if self._gate is not None and not self._sharing:
-            self._gate.acquire_shared()
-            self._sharing = True
-            self._spent("gpu_wait")
+        if self._gate is None or self._sharing:
+            return
+        self._gate.acquire_shared()
+        with self._lifecycle:
+            closed = self._closed
+            self._sharing = not closed
+        if closed:
+            self._gate.release_shared()
+        self._spent("gpu_wait")
 
     def _leave_cases(self) -> None:
-        if self._gate is not None and self._sharing:
-            self._sharing = False
+        with self._lifecycle:
+            sharing, self._sharing = self._sharing, False
+        if sharing and self._gate is not None:
             self._gate.release_shared()
 
     def on_event(self, event: dict[str, Any]) -> str | None:

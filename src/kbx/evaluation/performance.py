@@ -221,6 +221,10 @@ class PerformanceStage:
         self._untimed: dict[int, str] = {}
         """Slots whose compiled baseline `prepare` found failing or computing something else: why it is not timed."""
         self._holding = False
+        self._closed = False
+        self._lifecycle = threading.Lock()
+        """Guards `_holding` and `_closed`: the worker's reader thread runs the stage, the evaluating thread may
+        close it once the worker has ended, possibly while the reader still waits for the GPU."""
         self._started = 0.0
         self._sent_at = time.monotonic()
         self._peaks: Peaks | None = None
@@ -230,7 +234,8 @@ class PerformanceStage:
         if kind == "cases_done":
             if self._next != 0 or self._holding or not self._steps or not self._ready():
                 return self._finish()  # forged, repeated, or a candidate that has not passed every case
-            self._begin()
+            if not self._begin():
+                return "stop"
         elif kind == "timed":
             self._spend("candidate", self._sent_at)
             if not self._holding or not self._record(event):
@@ -261,12 +266,21 @@ class PerformanceStage:
                 )
 
     def close(self) -> None:
-        """Release the GPU if the worker ended the stage early (crash, timeout)."""
+        """Release the GPU if the worker ended the stage early (crash, timeout); a wait for the GPU still under way
+        gives it straight back when it ends."""
+        with self._lifecycle:
+            self._closed = True
         self._finish()
 
-    def _begin(self) -> None:
-        self.result.lock_wait_s = self._gate.acquire_exclusive()
-        self._holding = True
+    def _begin(self) -> bool:
+        """Take the GPU and start; False when the stage was closed while it waited (the GPU is given back)."""
+        waited = self._gate.acquire_exclusive()
+        with self._lifecycle:
+            if self._closed:
+                self._gate.release_exclusive()
+                return False
+            self._holding = True
+        self.result.lock_wait_s = waited
         self._started = time.monotonic()
         self.result.started_at = time.time()
         self._peaks = Peaks.from_json(self._trusted("peaks", {}))
@@ -276,6 +290,7 @@ class PerformanceStage:
             "method": "DESIGN §6: L2 flush, CUDA events around one call + device sync, rotated input sets, "
             "adaptive median CI; eager, compile and candidate alternate per round under one GPU lock",
         }
+        return True
 
     def _command(self) -> str:
         timing, round_index = self._steps[self._next]
@@ -370,13 +385,14 @@ class PerformanceStage:
         return True
 
     def _finish(self) -> str:
-        if self._holding:
+        with self._lifecycle:
+            holding, self._holding = self._holding, False
+        if holding:
             try:
                 self.result.environment["clocks_end"] = self._trusted("clocks", {})
                 self._trusted("release", {})
             finally:
                 self.result.wall_s = time.monotonic() - self._started
-                self._holding = False
                 self._gate.release_exclusive()
         return "stop"
 
