@@ -64,6 +64,8 @@ def test_unknown_task_and_missing_source_are_user_errors(tmp_path):
     assert result.returncode == 2 and "--timing-rounds" in result.stderr and "Traceback" not in result.stderr
     result = kbx("run", "--tasks", "relu", "--timing-warmup", "-1", "--out", str(tmp_path / "o"))
     assert result.returncode == 2 and "--timing-warmup" in result.stderr and "Traceback" not in result.stderr
+    result = kbx("run", "--shard", "3/3", "--out", str(tmp_path / "o"))
+    assert result.returncode == 2 and "0 <= K < N" in result.stderr and "Traceback" not in result.stderr
 
 
 @pytest.mark.slow

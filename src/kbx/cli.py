@@ -147,6 +147,8 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, help="output folder (default: kbx-out/<time>)")
     parser.add_argument("--tasks", nargs="+", default=[], help="only these tasks")
     parser.add_argument("--category", help="only this category")
+    parser.add_argument("--shard", metavar="K/N", type=_shard,
+                        help="only every N-th selected task from the K-th (0-based): one of N runs that split the work")
     parser.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
     parser.add_argument("--timeout", type=float, help="wall-clock seconds per candidate")
     parser.add_argument("--jobs", type=int, help="candidate workers at once per device")
@@ -218,6 +220,7 @@ def _options(args: argparse.Namespace):  # noqa: ANN202 - RunOptions, imported l
         device=args.device,
         tasks=tuple(args.tasks),
         category=args.category,
+        shard=args.shard,
         timeout_s=args.timeout,
         jobs=args.jobs,
         gpus=args.gpus,
@@ -229,6 +232,17 @@ def _options(args: argparse.Namespace):  # noqa: ANN202 - RunOptions, imported l
         timing=_timing(args),
         generation=_generation(args),
     )
+
+
+def _shard(text: str) -> tuple[int, int]:
+    """`K/N` with 0 <= K < N."""
+    try:
+        k, n = (int(part) for part in text.split("/"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not K/N (e.g. 0/3)") from None
+    if not 0 <= k < n:
+        raise argparse.ArgumentTypeError(f"{text!r}: need 0 <= K < N")
+    return k, n
 
 
 def _timing(args: argparse.Namespace):  # noqa: ANN202 - TimingSettings, imported lazily

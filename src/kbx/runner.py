@@ -44,6 +44,9 @@ class RunOptions:
     device: str = "auto"
     tasks: tuple[str, ...] = ()
     category: str | None = None
+    shard: tuple[int, int] | None = None
+    """(k, n): of the selected tasks in suite order, only every n-th from the k-th (0-based), so a large run can be
+    split into runs that each fit a time slot (`kbx report A+B+...` joins them again)."""
     timeout_s: float | None = None
     jobs: int | None = None
     """Concurrent candidate workers per device; default: CPU cores on the CPU, 1 per GPU."""
@@ -71,7 +74,8 @@ class RunOptions:
         """What a resumed run needs to redo the same selection."""
         return {
             "selection": {"tasks": list(self.tasks), "category": self.category,
-                          "suite": None if self.suite is None else str(self.suite)},
+                          "suite": None if self.suite is None else str(self.suite),
+                          "shard": None if self.shard is None else list(self.shard)},
             "timeout_s": self.timeout_s,
             "timing": None if self.timing is None else self.timing.to_json(),
             **({"generation": self.generation.to_json()} if self.generation else {}),
@@ -117,7 +121,7 @@ def run_method(method: str, options: RunOptions, progress: TextIO | None = sys.s
     if method not in METHODS and method not in GENERATING:
         raise KbxError(f"unknown method {method!r}; available: {', '.join([*METHODS, *GENERATING])}")
     suite = load_suite(options.suite)
-    tasks = select(suite, options.tasks or None, options.category)
+    tasks = _selected(suite, options)
     if not tasks:
         raise KbxError("no task matches the selection")
     if method in METHODS:
@@ -139,6 +143,7 @@ def resume_run(run_id: str, options: RunOptions, progress: TextIO | None = sys.s
     options = replace(
         options, resume=info.run_id, device=info.device, tasks=tuple(selection.get("tasks") or ()),
         category=selection.get("category"), suite=Path(selection["suite"]) if selection.get("suite") else None,
+        shard=tuple(selection["shard"]) if selection.get("shard") else None,
         timeout_s=info.config.get("timeout_s"), model=info.model,
         timing=_stored_timing(info.config),
         generation=GenerationSettings.from_json(info.config["generation"]) if info.config.get("generation") else None,
@@ -146,6 +151,15 @@ def resume_run(run_id: str, options: RunOptions, progress: TextIO | None = sys.s
     if info.method == "eval":
         return evaluate_sources(info.config.get("sources", []), options, progress)
     return run_method(info.method, options, progress)
+
+
+def _selected(suite: Sequence[Task], options: RunOptions) -> list[Task]:
+    """The tasks the options select: by name and category, then the shard."""
+    tasks = select(suite, options.tasks or None, options.category)
+    if options.shard is None:
+        return tasks
+    k, n = options.shard
+    return tasks[k::n]
 
 
 def _stored_timing(config: dict[str, Any]) -> TimingSettings | None:
@@ -158,10 +172,11 @@ def _stored_timing(config: dict[str, Any]) -> TimingSettings | None:
 def evaluate_sources(sources: Sequence[str], options: RunOptions, progress: TextIO | None = sys.stderr) -> RunResult:
     """Evaluate candidates read from files, directories or JSONL."""
     suite = load_suite(options.suite)
-    selected = select(suite, options.tasks or None, options.category)
+    selected = _selected(suite, options)
     ingested = ingest(sources, [t.name for t in suite], [t.name for t in selected] if options.tasks else None)
     by_name = {t.name: t for t in suite}
-    pairs = [(by_name[c.task], c) for c in ingested.candidates]
+    chosen = {t.name for t in selected}  # --category and --shard narrow what the sources hold
+    pairs = [(by_name[c.task], c) for c in ingested.candidates if c.task in chosen]
     config = {"method": "eval", "sources": [str(s) for s in sources]}
     return _run(pairs, ingested.skipped, config, options, progress)
 
