@@ -106,7 +106,7 @@ class _State:
         """Outputs of cases a later case of the same job is compared with (`_against_twin`), newest last."""
         self._cached_bytes = 0
         self._tasks: dict[str, Any] = {}
-        self._compiled_references: dict[str, Any] = {}
+        self._compiled_references: dict[tuple[str, str, str], Any] = {}
         self._sets: Any = None
         self._sets_task = ""
         self._clock: Any = None
@@ -121,7 +121,7 @@ class _State:
     def check(self, task_dir: str, job_dir: str, cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
         import torch
 
-        from kbx.evaluation.compare import TASK_CHECKED, judge, second_opinion, twin_verdict, wants_second_opinion
+        from kbx.evaluation.compare import TASK_CHECKED, judge, second_opinion, wants_second_opinion
         from kbx.evaluation.outputs import unpack_output
 
         code = self._task_code(Path(task_dir))
@@ -152,7 +152,7 @@ class _State:
                     with contextlib.suppress(Exception):
                         comparisons = second_opinion(
                             outputs, expected, gold, task.contract, case["dtype"], workload) or comparisons
-            comparisons = self._against_twin(case, outputs, comparisons, twin_verdict)
+            comparisons = self._against_twin(case, outputs, comparisons)
             results.append({"index": case["index"], "comparisons": [c.to_json() for c in comparisons]})
         self._free_cached()
         return results
@@ -293,10 +293,11 @@ class _State:
             cached = self._tasks[key] = import_task(task)
         return cached
 
-    def _against_twin(self, case: dict[str, Any], outputs: list[Any], comparisons: list[Any], verdict: Any
-                      ) -> list[Any]:
+    def _against_twin(self, case: dict[str, Any], outputs: list[Any], comparisons: list[Any]) -> list[Any]:
         """Keep a case's outputs that a later case is compared with (`keep`), or compare with them (`twin`): the
         same seed must give the same outputs, a moved seed different ones (`reproducibility_cases`)."""
+        from kbx.evaluation.compare import twin_verdict
+
         job = str(case.get("job", ""))
         if case.get("keep"):
             self._kept_outputs[(job, int(case["index"]))] = outputs
@@ -307,7 +308,7 @@ class _State:
         earlier = self._kept_outputs.get((job, int(case["twin"])))
         if earlier is None:  # the twin's outputs were never kept (it failed, or was evicted): nothing to compare
             return comparisons
-        failed = verdict(outputs, earlier, same=not case.get("seed_shift"))
+        failed = twin_verdict(outputs, earlier, same=not case.get("seed_shift"))
         return comparisons if failed is None else [failed]
 
     def _inputs(self, code: Any, case: dict[str, Any], workload: Workload) -> dict[str, Any]:
