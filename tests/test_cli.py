@@ -69,6 +69,31 @@ def test_unknown_task_and_missing_source_are_user_errors(tmp_path):
 
 
 @pytest.mark.slow
+def test_a_reference_that_fails_on_a_case_costs_that_evaluation_alone(tmp_path):
+    """The reference raising on one workload (as cuSOLVER did on a large batch) is a defect of the task: its
+    evaluation is named, not stored, and the run finishes every other one, then exits 1 with one error line."""
+    suite = tmp_path / "suite"
+    for name in ("gelu", "relu"):
+        shutil.copytree(GELU.parent / name, suite / "Activation" / name)
+    task_py = suite / "Activation" / "gelu" / "task.py"
+    task_py.write_text(task_py.read_text().replace(
+        "    return F.gelu(input, approximate=approximate)",
+        "    if input.numel() == 4097:\n        raise RuntimeError('cusolver error: INTERNAL_ERROR (simulated)')\n"
+        "    return F.gelu(input, approximate=approximate)",
+    ))
+    out = tmp_path / "out"
+    result = kbx("run", "--suite", str(suite), "--device", "cpu", "--out", str(out), "--store", str(tmp_path / "k.db"))
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr and "NOT JUDGED" in result.stderr
+    (error,) = [line for line in result.stderr.splitlines() if line.startswith("kbx: error:")]
+    assert "1 evaluation(s) could not be judged" in error and "gelu" in error and "check_tail" in error
+    rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert [(r["task"], r["status"]) for r in rows] == [("relu", "PASSED")]
+    (unjudged,) = json.loads((out / "run.json").read_text())["unjudged"]
+    assert "check_tail" in unjudged and "INTERNAL_ERROR" in unjudged
+
+
+@pytest.mark.slow
 def test_eval_writes_results_and_a_summary(tmp_path):
     out = tmp_path / "out"
     result = kbx("eval", str(GELU / "solution.py"), str(GELU / "wrong"), "--out", str(out), "--device", "cpu")

@@ -383,6 +383,10 @@ def _report(result) -> int:  # noqa: ANN001 - RunResult, imported lazily
     cached = f", {result.served_from_cache} served from the store's cache" if result.served_from_cache else ""
     print(f"\nrun {result.run_id}: {len(result.rows)} evaluation(s) on {result.device} in {result.elapsed_s:.1f}s"
           f"{cached}; results: {result.out_dir / 'results.jsonl'}")
+    if result.unjudged:  # a defect of the suite, not of any candidate: the run finished, but not whole
+        print(f"kbx: error: {len(result.unjudged)} evaluation(s) could not be judged and were not stored (mend the "
+              f"task, then `kbx run --resume {result.run_id}`): {result.unjudged[0]}", file=sys.stderr)
+        return 1
     return 0
 
 

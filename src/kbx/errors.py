@@ -14,3 +14,9 @@ class TaskError(KbxError):
         super().__init__(f"{path}: {problem}")
         self.path = path
         self.problem = problem
+
+
+class ReferenceFailed(KbxError):
+    """A task's reference raised while computing a case's expected outputs (on this device, at this size): the
+    candidate cannot be judged there. A defect of the task, not of the candidate; the run goes on without that
+    evaluation and says so at its end."""

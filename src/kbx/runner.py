@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -12,7 +13,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from threading import Lock
@@ -21,7 +22,7 @@ from typing import Any, TextIO
 
 from kbx.candidates.ingest import ingest
 from kbx.candidates.source import Candidate
-from kbx.errors import KbxError
+from kbx.errors import KbxError, ReferenceFailed
 from kbx.evaluation.bench_inputs import TimingSettings
 from kbx.evaluation.pipeline import Evaluator, combine
 from kbx.evaluation.result import Evaluation
@@ -96,6 +97,9 @@ class RunResult:
     rows: list[dict[str, Any]] = field(default_factory=list)
     """Every evaluation of the run as stored (its results.jsonl rows), served from cache or not."""
     served_from_cache: int = 0
+    unjudged: list[str] = field(default_factory=list)
+    """Why each evaluation that could not be judged was not (its task's reference failed); none is stored, so a
+    resume after the task is mended evaluates them."""
 
 
 def reference_candidates(tasks: Sequence[Task]) -> list[tuple[Task, Candidate]]:
@@ -225,6 +229,7 @@ def _run(
                     if evaluation is not None:
                         result.evaluations.append(evaluation)
             result.served_from_cache = writer.served
+            result.unjudged = list(writer.unjudged)
             result.elapsed_s = time.monotonic() - start
             store.end_run(run_id, result.elapsed_s)
             run_info = {
@@ -235,6 +240,7 @@ def _run(
                 "evaluations": len(store.rows(run_id)) if generating else len(pairs),
                 "served_from_cache": writer.served,
                 "skipped": skipped,
+                "unjudged": result.unjudged,
                 "elapsed_s": round(result.elapsed_s, 2),
                 "setup_s": round(setup_s, 2),
                 "phases_s": _phase_totals(result.evaluations),
@@ -290,7 +296,7 @@ def _evaluate_in_two_parts(evaluators: Sequence[Evaluator], todo: list[tuple[Tas
             assert evaluation is not None
             halfway.append((task, candidate, evaluation))
     for evaluation in run_all(evaluators, halfway, lambda ev, item: writer.timing_part(ev, *item), jobs):
-        evaluations.append(evaluation)
+        evaluations += [evaluation] if evaluation is not None else []
     return evaluations
 
 
@@ -371,10 +377,13 @@ class _Writer:
         self._progress = progress
         self._use_cache = use_cache
         self._lock = Lock()
+        self.unjudged: list[str] = []
 
     def evaluate(self, evaluator: Evaluator, task: Task, candidate: Candidate) -> Evaluation | None:
-        """The fresh Evaluation, or None when the store already had the same work."""
-        return self.evaluate_row(evaluator, task, candidate)[0]
+        """The fresh Evaluation, or None when the store already had the same work or it could not be judged."""
+        with self._judgeable(task, candidate):
+            return self.evaluate_row(evaluator, task, candidate)[0]
+        return None
 
     def evaluate_row(self, evaluator: Evaluator, task: Task, candidate: Candidate
                      ) -> tuple[Evaluation | None, dict[str, Any]]:
@@ -398,15 +407,35 @@ class _Writer:
         if (self._use_cache and candidate.code is not None and self._store.cached(key) is not None) \
                 or not task.workloads_for(("bench",)):
             return self.evaluate(evaluator, task, candidate), True
-        evaluation = evaluator.evaluate(task, candidate, part="correctness")
-        if evaluation.status is not Status.PASSED:
-            return self._store_fresh(evaluation, candidate, key), True
-        return evaluation, False
+        with self._judgeable(task, candidate):
+            evaluation = evaluator.evaluate(task, candidate, part="correctness")
+            if evaluation.status is not Status.PASSED:
+                return self._store_fresh(evaluation, candidate, key), True
+            return evaluation, False
+        return None, True
 
-    def timing_part(self, evaluator: Evaluator, task: Task, candidate: Candidate, first: Evaluation) -> Evaluation:
-        """The second part (bench cases and timing) of a candidate whose first part passed, joined with it."""
+    def timing_part(self, evaluator: Evaluator, task: Task, candidate: Candidate, first: Evaluation
+                    ) -> Evaluation | None:
+        """The second part (bench cases and timing) of a candidate whose first part passed, joined with it; None
+        if it could not be judged."""
         key = _key(evaluator, task, candidate)
-        return self._store_fresh(combine(first, evaluator.evaluate(task, candidate, part="timing")), candidate, key)
+        with self._judgeable(task, candidate):
+            second = evaluator.evaluate(task, candidate, part="timing")
+            return self._store_fresh(combine(first, second), candidate, key)
+        return None
+
+    @contextlib.contextmanager
+    def _judgeable(self, task: Task, candidate: Candidate) -> Iterator[None]:
+        """Around one evaluation: a task whose reference fails cannot judge the candidate; that is reported as a
+        line, kept in `unjudged` and not stored, and the run goes on."""
+        try:
+            yield
+        except ReferenceFailed as exc:
+            with self._lock:
+                self.unjudged.append(str(exc))
+                self._done += 1
+                line = f"[{self._done}/{self._total}] {task.name:28s} {'NOT JUDGED':16s} {candidate.name} - {exc}"
+            _say(self._progress, line)
 
     def _store_fresh(self, evaluation: Evaluation, candidate: Candidate, key: str) -> Evaluation:
         row = evaluation.to_json()

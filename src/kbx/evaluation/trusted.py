@@ -19,7 +19,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from kbx.errors import KbxError
+from kbx.errors import KbxError, ReferenceFailed
 from kbx.evaluation.cases import workload_of
 from kbx.tasks.spec import Workload
 
@@ -51,8 +51,9 @@ class TrustedWorker:
         except EOFError:
             raise RuntimeError(f"the trusted worker died (exit code {self._process.exitcode})") from None
         if status == "error":
-            if value.startswith("KbxError: "):
-                raise KbxError(value.removeprefix("KbxError: "))
+            for kind_of_error in (ReferenceFailed, KbxError):
+                if value.startswith(f"{kind_of_error.__name__}: "):
+                    raise kind_of_error(value.removeprefix(f"{kind_of_error.__name__}: "))
             raise RuntimeError(f"trusted worker failed on {kind!r}:\n{value}")
         return value
 
@@ -87,7 +88,8 @@ def _serve(conn: Connection, device: str, gpu: str | None = None) -> None:
         try:
             conn.send(("ok", getattr(state, kind)(**payload)))
         except KbxError as exc:
-            conn.send(("error", f"KbxError: {exc}"))
+            name = type(exc).__name__ if isinstance(exc, ReferenceFailed) else "KbxError"
+            conn.send(("error", f"{name}: {exc}"))
         except Exception:  # a harness bug: report it to the orchestrator, which raises
             conn.send(("error", traceback.format_exc()))
 
@@ -192,7 +194,7 @@ class _State:
         results = []
         for slot in slots:
             inputs = self._one_set(code, slot["case"], slot["seeds"][0])
-            eager = self._eager_outputs(code, inputs)
+            eager = self._eager_outputs(code, inputs, f"{slot['case']['workload']}/{slot['case']['dtype']}")
             result: dict[str, Any] = self._work_of(code, inputs, eager)
             try:
                 with torch.no_grad():
@@ -210,11 +212,18 @@ class _State:
         self._free_cached()
         return results
 
-    def _eager_outputs(self, code: Any, inputs: dict[str, Any]) -> Any:
+    def _eager_outputs(self, code: Any, inputs: dict[str, Any], where: str = "a bench workload") -> Any:
+        """The reference's outputs on `inputs`; `ReferenceFailed` (naming `where`) if it raises."""
         import torch
 
-        with torch.no_grad():
-            return code.reference(**inputs)
+        try:
+            with torch.no_grad():
+                return code.reference(**inputs)
+        except Exception as exc:
+            problem = (str(exc).strip().splitlines() or [""])[0][:240]
+            raise ReferenceFailed(
+                f"task {code.task.name}: its reference failed on {where}: {type(exc).__name__}: {problem}"
+            ) from None
 
     def _work_of(self, code: Any, inputs: dict[str, Any], outputs: Any = None) -> dict[str, Any]:
         from kbx.timing.sol import count_flops, minimum_bytes
@@ -351,9 +360,8 @@ class _State:
         if key in self._references:
             self._references.move_to_end(key)
             return self._references[key]
-        with torch.no_grad():
-            result = code.reference(**self._inputs(code, case, workload))
-        outputs = output_items(result)
+        where = f"{case['workload']}/{case['dtype']}"
+        outputs = output_items(self._eager_outputs(code, self._inputs(code, case, workload), where))
         size = sum(t.numel() * t.element_size() for t in outputs if isinstance(t, torch.Tensor))
         self._references[key] = outputs
         self._cached_bytes += size

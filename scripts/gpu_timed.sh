@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# On the device: timed `kbx run`s of the suite's solutions, BATCH tasks at a time, until SECONDS are spent. Each batch
+# is its own run in one store (join them with `kbx report A+B+...`), so a batch cut off at the limit costs only
+# itself. Caches (peaks, Inductor, Triton) live in kbx-out/gpu/NAME-cache, cold unless a tarball of them from an
+# earlier call is carried as kbx-out/gpu/NAME-cache.tgz. Into $OUT: NAME.jsonl (every row), NAME.runs.json (each
+# batch's run.json), NAME-cache.tgz (if under 15 MiB) and the log on stdout.
+#   scripts/gpu_timed.sh NAME SECONDS BATCH TASK... [-- kbx run options]
+set -u
+name=$1 limit=$2 batch=$3; shift 3
+tasks=()
+while [ $# -gt 0 ] && [ "$1" != -- ]; do tasks+=("$1"); shift; done
+[ $# -gt 0 ] && shift
+root=kbx-out/gpu
+cache=$root/$name-cache
+mkdir -p "$cache" "${OUT:=$root}"
+[ -f "$root/$name-cache.tgz" ] && tar xzf "$root/$name-cache.tgz" -C "$cache"
+export PYTHONPATH=src PYTHONUNBUFFERED=1 KBX_STORE=$root/$name.db KBX_CACHE_DIR=$cache/kbx \
+  TORCHINDUCTOR_CACHE_DIR=$cache/inductor TRITON_CACHE_DIR=$cache/triton
+end=$(( $(date +%s) + limit ))
+echo "[" > "$OUT/$name.runs.json"
+for ((i = 0; i < ${#tasks[@]}; i += batch)); do
+  left=$(( end - $(date +%s) ))
+  [ "$left" -lt 30 ] && { echo "[$name: time spent, from task $i on not started]"; break; }
+  out=$root/$name-$i
+  start=$(date +%s)
+  timeout -s INT "$left" python3 -m kbx.cli run --method reference --device cuda --out "$out" \
+    --tasks "${tasks[@]:i:batch}" "$@" 2>&1 | grep -v '^\s*$' | tail -n 4
+  echo "[$name batch $i: exit ${PIPESTATUS[0]} after $(( $(date +%s) - start )) s]"
+  cat "$out/results.jsonl" >> "$OUT/$name.jsonl" 2>/dev/null
+  [ -f "$out/run.json" ] && { cat "$out/run.json"; echo ","; } >> "$OUT/$name.runs.json"
+done
+echo "{}]" >> "$OUT/$name.runs.json"
+tar czf "$OUT/$name-cache.tgz" -C "$cache" . && [ "$(stat -c %s "$OUT/$name-cache.tgz")" -lt 15728640 ] \
+  || rm -f "$OUT/$name-cache.tgz"
+python3 - "$OUT/$name.jsonl" <<'PY'
+import json, sys
+try:
+    rows = [json.loads(line) for line in open(sys.argv[1])]
+except FileNotFoundError:
+    rows = []
+for row in rows:
+    phases = " ".join(f"{k} {v:.0f}" for k, v in (row.get("phases") or {}).items())
+    speed = " ".join(f"{row.get(k) or 0:.2f}" for k in ("speedup_eager", "speedup_compile", "sol_fraction"))
+    print(f"{row['task']:24} {row['status']:12} {row.get('elapsed_s', 0):5.0f}s  {speed}  {phases}  {row['message'][:80]}")
+PY
