@@ -1,6 +1,10 @@
-"""Write a stored run's rows without their per-case details, for `docs/runs/` (small enough to keep in git):
+"""Write a run's rows without their per-case details and raw samples, for `docs/runs/` (small enough for git):
 
     python scripts/compact_rows.py --store kbx-out/gpu/kbx.db RUN [RUN ...] > docs/runs/DATE-DEVICE-what.jsonl
+    python scripts/compact_rows.py --jsonl results.jsonl [...] > docs/runs/DATE-DEVICE-what.jsonl
+
+A timed row keeps, per bench workload, its medians, speedups, SOL fraction and baseline errors, and the stage's
+wall time, GPU wait and where its time went.
 """
 
 from __future__ import annotations
@@ -8,28 +12,51 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from kbx.store.db import Store
 
 KEPT = ("task", "category", "candidate_hash", "task_version", "status", "message", "speedup_eager", "speedup_compile",
         "sol_fraction", "elapsed_s", "phases")
+WORKLOAD_KEPT = ("workload", "dtype", "median_ms", "speedup_eager", "speedup_compile", "sol_fraction", "errors")
+STAGE_KEPT = ("wall_s", "lock_wait_s", "spent_s", "settings")
+
+
+def compact(row: dict[str, Any], run_id: str | None) -> dict[str, Any]:
+    kept = {key: row.get(key) for key in KEPT}
+    kept["message"] = (kept["message"] or "")[:300]
+    kept["run"] = run_id or row.get("run_id") or row.get("run")
+    kept["gpu"] = (row.get("environment") or {}).get("gpu") or row.get("gpu")
+    performance = row.get("performance")
+    if performance:
+        kept["stage"] = {key: performance.get(key) for key in STAGE_KEPT}
+        kept["workloads"] = [{key: w.get(key) for key in WORKLOAD_KEPT} for w in performance.get("workloads", [])]
+    return kept
+
+
+def _stored(store_path: Path, runs: list[str]) -> Iterator[dict[str, Any]]:
+    with Store(store_path) as store:
+        for run in runs:
+            info = store.run(run)
+            for row in store.rows(info.run_id):
+                yield compact(row, info.run_id)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("runs", nargs="+")
-    parser.add_argument("--store", type=Path, required=True)
+    parser.add_argument("runs", nargs="*", help="run ids (with --store)")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--store", type=Path)
+    source.add_argument("--jsonl", type=Path, nargs="+", help="results.jsonl files instead of a store")
     args = parser.parse_args(argv)
-    with Store(args.store) as store:
-        for run in args.runs:
-            info = store.run(run)
-            for row in store.rows(info.run_id):
-                compact = {key: row.get(key) for key in KEPT}
-                compact["message"] = (compact["message"] or "")[:300]
-                compact["run"] = info.run_id
-                compact["gpu"] = (row.get("environment") or {}).get("gpu")
-                print(json.dumps(compact))
+    if args.store is not None:
+        rows = _stored(args.store, args.runs)
+    else:
+        rows = (compact(json.loads(line), None) for path in args.jsonl for line in path.read_text().splitlines())
+    for row in rows:
+        print(json.dumps(row))
     return 0
 
 

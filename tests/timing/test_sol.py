@@ -73,3 +73,19 @@ def test_peaks_json_round_trip():
 def test_peaks_reject_non_positive_rates():
     with pytest.raises(ValueError):
         Peaks.from_json({"bandwidth": 0.0, "flops": {}})
+
+
+def test_the_faster_than_light_bound_uses_the_fastest_rate_known_for_the_device():
+    from kbx.timing.sol import HARDWARE_LIMITS, loose_sol_time_s
+
+    # Unknown GPU: the fastest measured peak of any dtype, the measured bandwidth.
+    assert loose_sol_time_s(800 * 10**12, 0, PEAKS) == pytest.approx(1.0)
+    assert loose_sol_time_s(0, 2 * 10**12, PEAKS) == pytest.approx(1.0)
+    # A listed GPU whose measured peaks came out low (clocks not yet up): the datasheet's limits hold instead.
+    bandwidth, fastest = HARDWARE_LIMITS["NVIDIA H200"]
+    h200 = Peaks(bandwidth=4.2e12, flops={"bfloat16": 680e12, "int8": 127e12}, device="NVIDIA H200")
+    assert loose_sol_time_s(10**15, 0, h200) == pytest.approx(1e15 / fastest)
+    assert loose_sol_time_s(0, 10**12, h200) == pytest.approx(1e12 / bandwidth)
+    # Measured above the datasheet (a misreported clock): the measurement, never a tighter bound.
+    fast = Peaks(bandwidth=9e12, flops={"bfloat16": 3000e12}, device="NVIDIA H200")
+    assert loose_sol_time_s(3 * 10**15, 9 * 10**12, fast) == pytest.approx(1.0)

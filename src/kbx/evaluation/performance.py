@@ -36,7 +36,7 @@ from kbx.evaluation.bench_inputs import TimingSettings
 from kbx.evaluation.cases import case_seed
 from kbx.evaluation.gpu_gate import GpuGate
 from kbx.tasks.spec import Task, Workload
-from kbx.timing.sol import Peaks, sol_time_s
+from kbx.timing.sol import Peaks, loose_sol_time_s, sol_time_s
 from kbx.timing.stats import Summary, geometric_mean, summarize
 
 INPUT_SETS = 3
@@ -44,8 +44,8 @@ INPUT_SETS = 3
 TIMING_SEED_OFFSET = 0x7F3A
 """Mixed into the secret seed so timing inputs differ from every correctness case."""
 FTL_MARGIN = 0.8
-"""A candidate is faster than light when its median < FTL_MARGIN × the loosest T_SOL: the peaks are rates cuBLAS
-and a copy reached, not the hardware's limits, so an excellent kernel may beat them by a little."""
+"""A candidate is faster than light when its median < FTL_MARGIN × the loosest T_SOL (`loose_sol_time_s`: the
+datasheet's limits where the GPU is known, else the measured peaks, which an excellent kernel may beat a little)."""
 BASELINES = ("eager", "compile")
 _MAX_MEASUREMENT_BYTES = 1 << 20
 
@@ -304,8 +304,7 @@ class PerformanceStage:
             assert self._peaks is not None
             tf32 = bool(self._task.contract.tf32)
             timing.sol_s = sol_time_s(timing.flops, timing.bytes, self._peaks, slot.dtype, tf32=tf32)
-            fastest = max(self._peaks.flops.values())
-            timing.loose_sol_s = max(timing.flops / fastest, timing.bytes / self._peaks.bandwidth)
+            timing.loose_sol_s = loose_sol_time_s(timing.flops, timing.bytes, self._peaks)
         for baseline in BASELINES:
             if baseline == "compile" and slot.index in self._untimed:
                 timing.rounds[baseline].append({"error": self._untimed[slot.index]})

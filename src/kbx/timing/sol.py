@@ -139,6 +139,29 @@ def sol_time_s(flops: int, nbytes: int, peaks: Peaks, dtype: str, *, tf32: bool 
     return max(compute, nbytes / peaks.bandwidth)
 
 
+HARDWARE_LIMITS: Mapping[str, tuple[float, float]] = MappingProxyType({
+    "NVIDIA H100 80GB HBM3": (3.35e12, 1979e12),
+    "NVIDIA H100 PCIe": (2.0e12, 1513e12),
+    "NVIDIA H100 NVL": (3.9e12, 1671e12),
+    "NVIDIA H200": (4.8e12, 1979e12),
+    "NVIDIA H200 NVL": (4.8e12, 1671e12),
+    "NVIDIA A100-SXM4-80GB": (2.039e12, 624e12),
+    "NVIDIA A100-SXM4-40GB": (1.555e12, 624e12),
+})
+"""Datasheet limits per GPU name (as torch reports it): memory bandwidth in bytes/s and the fastest dense tensor
+rate of any dtype (FP8/INT8) in FLOP/s, at the maximum boost clock. No kernel can exceed them; the measured peaks
+can be exceeded (on an H200, 2026-11-22, cuBLAS's own bmm ran at 1.13x the bf16 peak measured minutes before)."""
+
+
+def loose_sol_time_s(flops: int, nbytes: int, peaks: Peaks) -> float:
+    """The speed of light a faster-than-light verdict is held to: work at the fastest rate known for the device,
+    the larger of the fastest measured peak of any dtype and the datasheet's limit (`HARDWARE_LIMITS`, where the
+    GPU is listed). A kernel faster than this did not do the work."""
+    bandwidth, fastest = HARDWARE_LIMITS.get(peaks.device, (0.0, 0.0))
+    fastest = max([fastest, *peaks.flops.values()])
+    return max(flops / fastest if flops > 0 else 0.0, nbytes / max(bandwidth, peaks.bandwidth))
+
+
 def sol_fraction(sol_s: float, measured_s: float) -> float:
     """T_SOL / T_measured: 1 is the speed of light, above 1 is faster than physically possible."""
     if not measured_s > 0:

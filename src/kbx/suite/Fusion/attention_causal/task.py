@@ -29,7 +29,7 @@ float16 tolerance and 0.32 of the bfloat16 one; the wrong candidates exceed it b
 
 import torch.nn.functional as F
 
-from kbx.tasks import inputs, sizes
+from kbx.tasks import inputs, sizes, work
 
 TASK = {
     "name": "attention_causal",
@@ -66,6 +66,13 @@ TASK = {
 
 def reference(query, key, value):
     return F.scaled_dot_product_attention(query, key, value, is_causal=True, enable_gqa=True)
+
+
+def flops(query, key, value):
+    """The speed of light's work: the causal half of the scores, for every query head (torch's FLOP counter
+    charges every score, masked or not)."""
+    b, hq, s_q, d = query.shape
+    return work.attention_flops(b * hq, s_q, key.shape[-2], d, value.shape[-1], causal=True)
 
 
 def make_inputs(workload, dtype, generator):

@@ -36,7 +36,7 @@ import math
 
 import torch
 
-from kbx.tasks import inputs, sizes
+from kbx.tasks import inputs, sizes, work
 
 TASK = {
     "name": "sliding_window_attention",
@@ -85,10 +85,9 @@ def reference(query, key, value, window, scale=None):
 
 def flops(query, key, value, window, scale=None):
     """The band's work, for the speed of light (the reference computes all seq x seq scores and masks most away):
-    query i meets min(i + 1, window) keys, each pair costing 2·head_dim FLOPs for q·k and 2·head_dim for p·v."""
+    query i meets min(i + 1, window) keys."""
     *batch, seq, head_dim = query.shape
-    pairs = sum(min(i + 1, window) for i in range(seq)) if window < seq else seq * (seq + 1) // 2
-    return 4 * math.prod(batch) * pairs * head_dim
+    return work.attention_flops(math.prod(batch), seq, seq, head_dim, value.shape[-1], window=window)
 
 
 def make_inputs(workload, dtype, generator):
