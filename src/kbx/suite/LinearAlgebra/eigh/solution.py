@@ -63,6 +63,10 @@ def _eigh_kernel(a_ptr, w_ptr, v_ptr, sched_ptr, rounds, batch, n, sab, sar, sac
 
     off2 = tl.sum(tl.sum(a * a, axis=2), axis=1)                 # per matrix
     tol2 = (off2 + tl.sum(d * d, axis=1)) * (5.9604645e-08 * 5.9604645e-08)   # (2^-24 ||A||_F)^2
+    # An entry below its share of that tolerance is set to 0 instead of rotated away (threshold Jacobi): the
+    # change is within what the stopping test accepts anyway, and it keeps rounding noise between two equal
+    # eigenvalues from being "annihilated" by 45-degree rotations sweep after sweep, each adding an ulp of error.
+    small2 = (tol2 / (n * n))[:, None]
     sweep = 0
     while (sweep < MAX_SWEEPS) & (tl.max((off2 > tol2).to(tl.int32), axis=0) > 0):
         sched = sched_ptr
@@ -79,9 +83,10 @@ def _eigh_kernel(a_ptr, w_ptr, v_ptr, sched_ptr, rounds, batch, n, sab, sar, sac
             o = 0.5 * (o + tl.gather(o, tl.broadcast_to(partner[None, :], (GROUP, BLOCK)), 1))
             a = tl.where(idx[None, None, :] == partner[None, :, None], 0.0, a)
             dp = tl.gather(d, tl.broadcast_to(partner[None, :], (GROUP, BLOCK)), 1)
-            # Each member's signed tangent: t_i = sign(u_i) / (|u_i| + sqrt(1 + u_i^2)); no rotation where o == 0.
+            # Each member's signed tangent: t_i = sign(u_i) / (|u_i| + sqrt(1 + u_i^2)); no rotation where o is
+            # below the threshold (or 0: padding, and pairs already annihilated).
             # IEEE-rounded division and sqrt (the GPU defaults are approximate): each rotation is orthogonal to an ulp.
-            skip = o == 0.0
+            skip = o * o <= small2
             u = tl.div_rn(dp - d, 2.0 * tl.where(skip, 1.0, o))
             t = tl.div_rn(1.0, tl.abs(u) + tl.sqrt_rn(1.0 + u * u))
             t = tl.where((u < 0.0) | ((u == 0.0) & (idx > partner)[None, :]), -t, t)

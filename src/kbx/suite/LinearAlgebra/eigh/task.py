@@ -31,7 +31,11 @@ Measured on the CPU interpreter (2 seeds, every smoke and check case, against LA
 solution uses at most 0.16 of the eigenvalue bound, 0.10 of the residual bound and 0.33 of the orthogonality
 bound. A kernel reading both triangles misses the eigenvalue bound by about 10^6 times, three fixed sweeps leave
 residuals up to 5300 times the bound (eigenvalues up to 400 times) for n = 17 and 32, and unsorted eigenvalues
-miss by ~10^5 times.
+miss by ~10^5 times. At bench scale (4,096 matrices of 16 x 16, seed 0, interpreter) the solution uses at most 0.11
+of the residual bound. Its first version rotated away every nonzero off-diagonal entry, including rounding noise
+between two equal eigenvalues (45-degree rotations, sweep after sweep): 0.61 of the bound on that batch, 4.65
+times it on one matrix of an H200 bench run (2026-11-22); it now sets entries below their share of the stopping
+tolerance to zero instead (threshold Jacobi).
 """
 
 import math
