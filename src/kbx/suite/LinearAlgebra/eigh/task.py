@@ -9,8 +9,10 @@ w of shape (..., n) in ascending order and V of A's shape whose column j is the 
 Scope: batches of many small matrices (n <= 32), where a kernel holding each matrix in registers beats a library
 call; the benches decompose 2^15 matrices of 32 x 32 and 3 * 2^14 of 16 x 16 (cuSOLVER's batched eigensolver,
 torch's path for n <= 32, failed with CUSOLVER_STATUS_INTERNAL_ERROR on 2^16 matrices on an H200, CUDA 13.0).
+The benches leave out the second kind of matrix below (every eigenvalue repeated): on one of 49,152 such 16 x 16
+matrices that solver failed to converge and the reference raised (H200, 2026-11-22). The check workloads keep it.
 
-Inputs. Four kinds of matrix, by batch index mod 4: a shifted random symmetric matrix (G + Gᵀ)/2 + c I; Q diag(w)
+Inputs. Four kinds of matrix, by batch index mod 4 (in the benches, mod 3 over the first, third and fourth): a shifted random symmetric matrix (G + Gᵀ)/2 + c I; Q diag(w)
 Qᵀ with integer eigenvalues in [-2, 2] (every eigenvalue repeated, so eigenvectors are only defined up to a
 rotation inside each eigenspace); Q diag(w) Qᵀ with a graded spectrum +-10^[-5, 0]; and a diagonal matrix with
 tied integer entries (no off-diagonal work at all). Q is a random orthogonal matrix (a product of n Householder
@@ -63,8 +65,8 @@ TASK = {
         {"name": "check_transposed", "role": "check",
          "params": {"shape": [8, 5, 5], "UPLO": "L", "layout": "transposed"}},
         {"name": "check_one", "role": "check", "params": {"shape": [5, 1, 1], "UPLO": "U"}},
-        {"name": "bench", "role": "bench", "params": {"shape": [32768, 32, 32], "UPLO": "L"}},
-        {"name": "bench_16", "role": "bench", "params": {"shape": [49152, 16, 16], "UPLO": "L"}},
+        {"name": "bench", "role": "bench", "params": {"shape": [32768, 32, 32], "UPLO": "L", "kinds": [0, 2, 3]}},
+        {"name": "bench_16", "role": "bench", "params": {"shape": [49152, 16, 16], "UPLO": "L", "kinds": [0, 2, 3]}},
     ],
 }
 
@@ -96,7 +98,8 @@ def make_inputs(workload, dtype, generator):
     graded = 10.0 ** inputs.uniform([batch, 1, n], -5.0, 0.0, "float64", generator)
     graded = graded * torch.sign(inputs.uniform([batch, 1, n], -1.0, 1.0, "float64", generator))
     diagonal = inputs.randint(-3, 4, [batch, 1, n], generator).double() * eye
-    kind = (torch.arange(batch, device=generator.device) % 4).view(batch, 1, 1)
+    kinds = torch.tensor(p.get("kinds", [0, 1, 2, 3]), device=generator.device)
+    kind = kinds[torch.arange(batch, device=generator.device) % len(kinds)].view(batch, 1, 1)
     spectrum = torch.where(kind == 1, repeated, graded)
     s = torch.where(kind == 0, shifted, torch.where(kind == 3, diagonal, (q * spectrum) @ q.transpose(-1, -2)))
     s = (s + s.transpose(-1, -2)) / 2 * 10.0 ** inputs.uniform([batch, 1, 1], -2.0, 2.0, "float64", generator)
