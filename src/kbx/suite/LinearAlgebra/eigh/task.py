@@ -12,13 +12,13 @@ torch's path for n <= 32, failed with CUSOLVER_STATUS_INTERNAL_ERROR on 2^16 mat
 The benches leave out the second kind of matrix below (every eigenvalue repeated): on one of 49,152 such 16 x 16
 matrices that solver failed to converge and the reference raised (H200, 2026-11-22). The check workloads keep it.
 
-Inputs. Four kinds of matrix, by batch index mod 4 (in the benches, mod 3 over the first, third and fourth): a shifted random symmetric matrix (G + Gᵀ)/2 + c I; Q diag(w)
-Qᵀ with integer eigenvalues in [-2, 2] (every eigenvalue repeated, so eigenvectors are only defined up to a
-rotation inside each eigenspace); Q diag(w) Qᵀ with a graded spectrum +-10^[-5, 0]; and a diagonal matrix with
-tied integer entries (no off-diagonal work at all). Q is a random orthogonal matrix (a product of n Householder
-reflections), each matrix is scaled by 10^[-2, 2], and the triangle that UPLO says to ignore holds large garbage,
-so a kernel that reads it (or symmetrises the full input) is wrong. Workloads: n = 1, 5, 8, 9, 17, 32, both
-UPLO values, several batch dims, transposed and strided inputs.
+Inputs. Four kinds of matrix, by batch index mod 4 (in the benches, mod 3 over the first, third and fourth): a
+shifted random symmetric matrix (G + Gᵀ)/2 + c I; Q diag(w) Qᵀ with integer eigenvalues in [-2, 2] (every
+eigenvalue repeated, so eigenvectors are only defined up to a rotation inside each eigenspace); Q diag(w) Qᵀ with a
+graded spectrum +-10^[-5, 0]; and a diagonal matrix with tied integer entries (no off-diagonal work at all). Q is a
+random orthogonal matrix (a product of n Householder reflections), each matrix is scaled by 10^[-2, 2], and the
+triangle that UPLO says to ignore holds large garbage, so a kernel that reads it (or symmetrises the full input) is
+wrong. Workloads: n = 1, 5, 8, 9, 17, 32, both UPLO values, several batch dims, transposed and strided inputs.
 
 Contract (`property`; eigenvectors are never compared element-wise: their signs, and rotations inside a repeated
 eigenvalue's eigenspace, are free). With S the symmetric matrix the triangle defines, computed in float64 from
