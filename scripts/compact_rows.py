@@ -1,7 +1,10 @@
 """Write a run's rows without their per-case details and raw samples, for `docs/runs/` (small enough for git):
 
     python scripts/compact_rows.py --store kbx-out/gpu/kbx.db RUN [RUN ...] > docs/runs/DATE-DEVICE-what.jsonl
-    python scripts/compact_rows.py --jsonl results.jsonl [...] > docs/runs/DATE-DEVICE-what.jsonl
+    python scripts/compact_rows.py --jsonl results.jsonl [...] [--runs-json NAME.runs.json] > docs/runs/...jsonl
+
+(`--runs-json`: the run.json objects of the runs the rows came from, as `scripts/gpu_timed.sh` collects them;
+each row is given the id of the run whose tasks include its task.)
 
 A timed row keeps, per bench workload, its medians, speedups, SOL fraction and baseline errors, and the stage's
 wall time, GPU wait and where its time went.
@@ -50,11 +53,15 @@ def main(argv: list[str] | None = None) -> int:
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--store", type=Path)
     source.add_argument("--jsonl", type=Path, nargs="+", help="results.jsonl files instead of a store")
+    parser.add_argument("--runs-json", type=Path, help="with --jsonl: a JSON list of the runs' run.json objects")
     args = parser.parse_args(argv)
     if args.store is not None:
         rows = _stored(args.store, args.runs)
     else:
-        rows = (compact(json.loads(line), None) for path in args.jsonl for line in path.read_text().splitlines())
+        runs = json.loads(args.runs_json.read_text()) if args.runs_json else []
+        run_of = {task: run["run_id"] for run in runs if "run_id" in run for task in run.get("tasks", [])}
+        rows = (compact(row, run_of.get(row["task"]))
+                for path in args.jsonl for row in map(json.loads, path.read_text().splitlines()))
     for row in rows:
         print(json.dumps(row))
     return 0
