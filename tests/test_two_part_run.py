@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from kbx.candidates.source import Candidate
 from kbx.evaluation.bench_inputs import TimingSettings
 from kbx.evaluation.result import CaseResult, Evaluation
-from kbx.runner import _evaluate_in_two_parts, _Writer
+from kbx.run_writer import Writer
+from kbx.runner import _evaluate_in_two_parts
 from kbx.status import Status
 from kbx.store.db import Store
 
@@ -46,7 +47,7 @@ def test_every_correctness_part_runs_before_any_timing_and_the_parts_are_joined(
     with Store(tmp_path / "k.db") as store:
         store.begin_run("r1", method="test", model=None, device="cuda", git_sha=None, harness="h", config={},
                         environment={}, secret_seed=1)
-        writer = _Writer(store, "r1", len(pairs), None, use_cache=True)
+        writer = Writer(store, "r1", len(pairs), None, use_cache=True)
         evaluations = _evaluate_in_two_parts(evaluators, pairs, writer, jobs=2)
         rows = {r["task"]: r for r in store.rows("r1")}
     parts = [part for part, _ in log]
@@ -66,6 +67,6 @@ def test_a_cached_pair_is_not_evaluated_again(tmp_path, suite):
         for run in ("r1", "r2"):
             store.begin_run(run, method="test", model=None, device="cuda", git_sha=None, harness="h", config={},
                             environment={}, secret_seed=1)
-            _evaluate_in_two_parts([evaluator], pairs, _Writer(store, run, 1, None, use_cache=True), jobs=1)
+            _evaluate_in_two_parts([evaluator], pairs, Writer(store, run, 1, None, use_cache=True), jobs=1)
         assert store.rows("r2")[0]["cached_from"] == "r1"
     assert [part for part, _ in evaluator.log] == ["correctness", "timing"]

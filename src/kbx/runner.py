@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import queue
@@ -13,25 +12,24 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from threading import Lock
 from types import MappingProxyType
 from typing import Any, TextIO
 
 from kbx.candidates.ingest import ingest
 from kbx.candidates.source import Candidate
-from kbx.errors import KbxError, ReferenceFailed
+from kbx.errors import KbxError
 from kbx.evaluation.bench_inputs import TimingSettings
-from kbx.evaluation.pipeline import Evaluator, combine
+from kbx.evaluation.pipeline import Evaluator
 from kbx.evaluation.result import Evaluation
 from kbx.evaluation.sandbox import Limits
 from kbx.generate.settings import GenerationSettings
+from kbx.run_writer import Writer, say
 from kbx.schedule import describe, environment, open_evaluators, run_all
-from kbx.status import Status
 from kbx.store import default_store_path
-from kbx.store.cache import cache_key, harness_version
+from kbx.store.cache import harness_version
 from kbx.store.db import RunInfo, Store
 from kbx.tasks.registry import load_suite, select
 from kbx.tasks.spec import Task
@@ -194,7 +192,7 @@ def _run(
     generating: Generating | None = None,
 ) -> RunResult:
     for line in skipped:
-        _say(progress, f"skipped: {line}")
+        say(progress, f"skipped: {line}")
     options.out_dir.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
     limits = Limits(timeout_s=options.timeout_s) if options.timeout_s else None
@@ -214,9 +212,9 @@ def _run(
             jobs = options.jobs or (os.cpu_count() or 1 if local_cpu else 1)
             already = f", {len(done) if generating else len(pairs) - len(todo)} already done" if resumed else ""
             planned = f"up to {generating.planned}" if generating else str(len(todo))
-            _say(progress, f"kbx: run {run_id}: {planned} evaluation(s) on {describe(evaluators)}, {jobs} at a "
+            say(progress, f"kbx: run {run_id}: {planned} evaluation(s) on {describe(evaluators)}, {jobs} at a "
                            f"time per device{already} -> {options.out_dir} (store {store.path})")
-            writer = _Writer(store, run_id, generating.planned if generating else len(todo), progress,
+            writer = Writer(store, run_id, generating.planned if generating else len(todo), progress,
                              options.use_cache)
             generated = None
             if generating is not None:
@@ -277,7 +275,7 @@ def _in_two_parts(evaluator: Evaluator, options: RunOptions) -> bool:
     return evaluator.device == "cuda" and evaluator.timing is not None and options.executor == "local"
 
 
-def _evaluate_in_two_parts(evaluators: Sequence[Evaluator], todo: list[tuple[Task, Candidate]], writer: _Writer,
+def _evaluate_in_two_parts(evaluators: Sequence[Evaluator], todo: list[tuple[Task, Candidate]], writer: Writer,
                            jobs: int) -> list[Evaluation]:
     """Every pair's correctness cases first (bench cases aside), `jobs` at a time per GPU with nothing being timed;
     then, for those that passed, the bench cases and the performance stage. A stage needs its GPU to itself and
@@ -300,7 +298,7 @@ def _evaluate_in_two_parts(evaluators: Sequence[Evaluator], todo: list[tuple[Tas
     return evaluations
 
 
-def _slot_evaluate(evaluators: Sequence[Evaluator], jobs: int, writer: _Writer, result: RunResult
+def _slot_evaluate(evaluators: Sequence[Evaluator], jobs: int, writer: Writer, result: RunResult
                    ) -> Callable[[Task, Candidate], dict[str, Any]]:
     """`evaluate(task, candidate) -> row` that blocks until one of `jobs` slots per evaluator is free."""
     slots: queue.Queue[Evaluator] = queue.Queue()
@@ -356,131 +354,6 @@ def _phase_totals(evaluations: list[Evaluation]) -> dict[str, float]:
         for phase, seconds in evaluation.phases.items():
             totals[phase] = totals.get(phase, 0.0) + seconds
     return {phase: round(seconds, 2) for phase, seconds in sorted(totals.items())}
-
-
-def _key(evaluator: Evaluator, task: Task, candidate: Candidate) -> str:
-    """The store's cache key of this work on this evaluator (timing settings count only on a GPU)."""
-    timing = evaluator.timing.to_json() if evaluator.device == "cuda" and evaluator.timing else None
-    return cache_key(candidate.hash, task.version, evaluator.environment, timing)
-
-
-class _Writer:
-    """Evaluates one pair (or serves it from the store's cache), stores it at once, and reports progress."""
-
-    def __init__(self, store: Store, run_id: str, total: int, progress: TextIO | None, use_cache: bool) -> None:
-        self._store, self._run_id = store, run_id
-        self._total = total
-        self._passed = 0
-        self._bar = _ProgressBar(progress) if progress is not None and progress.isatty() and total > 1 else None
-        self._done = 0
-        self.served = 0
-        self._progress = progress
-        self._use_cache = use_cache
-        self._lock = Lock()
-        self.unjudged: list[str] = []
-
-    def evaluate(self, evaluator: Evaluator, task: Task, candidate: Candidate) -> Evaluation | None:
-        """The fresh Evaluation, or None when the store already had the same work or it could not be judged."""
-        with self._judgeable(task, candidate):
-            return self.evaluate_row(evaluator, task, candidate)[0]
-        return None
-
-    def evaluate_row(self, evaluator: Evaluator, task: Task, candidate: Candidate
-                     ) -> tuple[Evaluation | None, dict[str, Any]]:
-        """(the fresh Evaluation or None when served from cache, the row as stored)."""
-        key = _key(evaluator, task, candidate)
-        hit = self._store.cached(key) if self._use_cache and candidate.code is not None else None
-        if hit is not None:
-            source_run, row = hit
-            row = {**row, "candidate": candidate.name, "provenance": dict(candidate.provenance)}
-            self._store.add_evaluation(self._run_id, row, candidate.code, key, cached_from=source_run)
-            self._report(row, f" (cached from run {source_run})")
-            return None, {**row, "cached_from": source_run}
-        evaluation = self._store_fresh(evaluator.evaluate(task, candidate), candidate, key)
-        return evaluation, {**evaluation.to_json(), "cached_from": None}
-
-    def correctness_part(self, evaluator: Evaluator, task: Task, candidate: Candidate
-                         ) -> tuple[Evaluation | None, bool]:
-        """The first part of a two-part evaluation: (the evaluation, True) when it is final and stored (served
-        from cache, failed, or nothing left to time), (the passing first part, False) when it waits to be timed."""
-        key = _key(evaluator, task, candidate)
-        if (self._use_cache and candidate.code is not None and self._store.cached(key) is not None) \
-                or not task.workloads_for(("bench",)):
-            return self.evaluate(evaluator, task, candidate), True
-        with self._judgeable(task, candidate):
-            evaluation = evaluator.evaluate(task, candidate, part="correctness")
-            if evaluation.status is not Status.PASSED:
-                return self._store_fresh(evaluation, candidate, key), True
-            return evaluation, False
-        return None, True
-
-    def timing_part(self, evaluator: Evaluator, task: Task, candidate: Candidate, first: Evaluation
-                    ) -> Evaluation | None:
-        """The second part (bench cases and timing) of a candidate whose first part passed, joined with it; None
-        if it could not be judged."""
-        key = _key(evaluator, task, candidate)
-        with self._judgeable(task, candidate):
-            second = evaluator.evaluate(task, candidate, part="timing")
-            return self._store_fresh(combine(first, second), candidate, key)
-        return None
-
-    @contextlib.contextmanager
-    def _judgeable(self, task: Task, candidate: Candidate) -> Iterator[None]:
-        """Around one evaluation: a task whose reference fails cannot judge the candidate; that is reported as a
-        line, kept in `unjudged` and not stored, and the run goes on."""
-        try:
-            yield
-        except ReferenceFailed as exc:
-            with self._lock:
-                self.unjudged.append(str(exc))
-                self._done += 1
-                line = f"[{self._done}/{self._total}] {task.name:28s} {'NOT JUDGED':16s} {candidate.name} - {exc}"
-            _say(self._progress, line)
-
-    def _store_fresh(self, evaluation: Evaluation, candidate: Candidate, key: str) -> Evaluation:
-        row = evaluation.to_json()
-        self._store.add_evaluation(self._run_id, row, candidate.code, key)
-        self._report(row, "")
-        return evaluation
-
-    def _report(self, row: dict[str, Any], note: str) -> None:
-        with self._lock:
-            self._done += 1
-            self.served += bool(note)
-            self._passed += row["status"] == "PASSED"
-            message = f" - {row['message'][:120]}" if row["message"] else ""
-            line = (f"[{self._done}/{self._total}] {row['task']:28s} {row['status']:16s} "
-                    f"{row['elapsed_s']:6.1f}s  {row['candidate']}{note}{message}")
-            if self._bar is None:
-                _say(self._progress, line)
-                return
-            self._bar.show(line, f"{self._done}/{self._total} done, {self._passed} passed", self._done, self._total)
-
-
-class _ProgressBar:
-    """A status line kept at the bottom of a terminal: done/total, passes so far and the time left, redrawn after
-    each evaluation's log line. Only on a TTY; elsewhere (CI, files) the log lines alone are written."""
-
-    def __init__(self, stream: TextIO) -> None:
-        self._stream = stream
-        self._start = time.monotonic()
-
-    def show(self, line: str, status: str, done: int, total: int) -> None:
-        elapsed = time.monotonic() - self._start
-        left = elapsed / done * (total - done) if done else 0.0
-        width = 24
-        filled = int(width * done / total) if total else width
-        bar = "#" * filled + "-" * (width - filled)
-        eta = f"{int(left // 60)}:{int(left % 60):02d} left" if done < total else f"{elapsed:.0f}s"
-        self._stream.write(f"\r\033[K{line}\n[{bar}] {status}, {eta}")
-        if done >= total:
-            self._stream.write("\n")
-        self._stream.flush()
-
-
-def _say(stream: TextIO | None, line: str) -> None:
-    if stream is not None:
-        print(line, file=stream, flush=True)
 
 
 def _git_sha() -> str | None:

@@ -1,6 +1,6 @@
 import io
 
-from kbx.runner import _ProgressBar, _Writer
+from kbx.run_writer import ProgressBar, Writer
 
 
 class _Tty(io.StringIO):
@@ -14,7 +14,7 @@ def _row(status="PASSED"):
 
 def test_a_terminal_gets_a_status_line_with_passes_and_time_left():
     stream = _Tty()
-    bar = _ProgressBar(stream)
+    bar = ProgressBar(stream)
     bar.show("[1/4] relu PASSED", "1/4 done, 1 passed", 1, 4)
     text = stream.getvalue()
     assert text.startswith("\r\x1b[K[1/4] relu PASSED\n[######")
@@ -23,7 +23,7 @@ def test_a_terminal_gets_a_status_line_with_passes_and_time_left():
 
 def test_ci_and_files_get_log_lines_only():
     stream = io.StringIO()
-    writer = _Writer(store=None, run_id="r", total=3, progress=stream, use_cache=False)
+    writer = Writer(store=None, run_id="r", total=3, progress=stream, use_cache=False)
     writer._report(_row(), "")
     writer._report(_row("MISMATCH"), "")
     lines = stream.getvalue().splitlines()
@@ -32,7 +32,7 @@ def test_ci_and_files_get_log_lines_only():
 
 def test_the_bar_counts_passes():
     stream = _Tty()
-    writer = _Writer(store=None, run_id="r", total=2, progress=stream, use_cache=False)
+    writer = Writer(store=None, run_id="r", total=2, progress=stream, use_cache=False)
     writer._report(_row(), "")
     writer._report(_row("MISMATCH"), "")
     assert "2/2 done, 1 passed" in stream.getvalue() and stream.getvalue().endswith("\n")

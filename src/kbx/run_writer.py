@@ -1,0 +1,144 @@
+"""Recording a run's evaluations as they finish: each pair evaluated (or served from the store's cache), stored
+at once, and reported as a log line, with a status line on a terminal (`kbx.runner` drives it)."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterator
+from threading import Lock
+from typing import Any, TextIO
+
+from kbx.candidates.source import Candidate
+from kbx.errors import ReferenceFailed
+from kbx.evaluation.pipeline import Evaluator, combine
+from kbx.evaluation.result import Evaluation
+from kbx.status import Status
+from kbx.store.cache import cache_key
+from kbx.store.db import Store
+from kbx.tasks.spec import Task
+
+
+def work_key(evaluator: Evaluator, task: Task, candidate: Candidate) -> str:
+    """The store's cache key of this work on this evaluator (timing settings count only on a GPU)."""
+    timing = evaluator.timing.to_json() if evaluator.device == "cuda" and evaluator.timing else None
+    return cache_key(candidate.hash, task.version, evaluator.environment, timing)
+
+
+class Writer:
+    """Evaluates one pair (or serves it from the store's cache), stores it at once, and reports progress."""
+
+    def __init__(self, store: Store, run_id: str, total: int, progress: TextIO | None, use_cache: bool) -> None:
+        self._store, self._run_id = store, run_id
+        self._total = total
+        self._passed = 0
+        self._bar = ProgressBar(progress) if progress is not None and progress.isatty() and total > 1 else None
+        self._done = 0
+        self.served = 0
+        self._progress = progress
+        self._use_cache = use_cache
+        self._lock = Lock()
+        self.unjudged: list[str] = []
+
+    def evaluate(self, evaluator: Evaluator, task: Task, candidate: Candidate) -> Evaluation | None:
+        """The fresh Evaluation, or None when the store already had the same work or it could not be judged."""
+        with self._judgeable(task, candidate):
+            return self.evaluate_row(evaluator, task, candidate)[0]
+        return None
+
+    def evaluate_row(self, evaluator: Evaluator, task: Task, candidate: Candidate
+                     ) -> tuple[Evaluation | None, dict[str, Any]]:
+        """(the fresh Evaluation or None when served from cache, the row as stored)."""
+        key = work_key(evaluator, task, candidate)
+        hit = self._store.cached(key) if self._use_cache and candidate.code is not None else None
+        if hit is not None:
+            source_run, row = hit
+            row = {**row, "candidate": candidate.name, "provenance": dict(candidate.provenance)}
+            self._store.add_evaluation(self._run_id, row, candidate.code, key, cached_from=source_run)
+            self._report(row, f" (cached from run {source_run})")
+            return None, {**row, "cached_from": source_run}
+        evaluation = self._store_fresh(evaluator.evaluate(task, candidate), candidate, key)
+        return evaluation, {**evaluation.to_json(), "cached_from": None}
+
+    def correctness_part(self, evaluator: Evaluator, task: Task, candidate: Candidate
+                         ) -> tuple[Evaluation | None, bool]:
+        """The first part of a two-part evaluation: (the evaluation, True) when it is final and stored (served
+        from cache, failed, or nothing left to time), (the passing first part, False) when it waits to be timed."""
+        key = work_key(evaluator, task, candidate)
+        if (self._use_cache and candidate.code is not None and self._store.cached(key) is not None) \
+                or not task.workloads_for(("bench",)):
+            return self.evaluate(evaluator, task, candidate), True
+        with self._judgeable(task, candidate):
+            evaluation = evaluator.evaluate(task, candidate, part="correctness")
+            if evaluation.status is not Status.PASSED:
+                return self._store_fresh(evaluation, candidate, key), True
+            return evaluation, False
+        return None, True
+
+    def timing_part(self, evaluator: Evaluator, task: Task, candidate: Candidate, first: Evaluation
+                    ) -> Evaluation | None:
+        """The second part (bench cases and timing) of a candidate whose first part passed, joined with it; None
+        if it could not be judged."""
+        key = work_key(evaluator, task, candidate)
+        with self._judgeable(task, candidate):
+            second = evaluator.evaluate(task, candidate, part="timing")
+            return self._store_fresh(combine(first, second), candidate, key)
+        return None
+
+    @contextlib.contextmanager
+    def _judgeable(self, task: Task, candidate: Candidate) -> Iterator[None]:
+        """Around one evaluation: a task whose reference fails cannot judge the candidate; that is reported as a
+        line, kept in `unjudged` and not stored, and the run goes on."""
+        try:
+            yield
+        except ReferenceFailed as exc:
+            with self._lock:
+                self.unjudged.append(str(exc))
+                self._done += 1
+                line = f"[{self._done}/{self._total}] {task.name:28s} {'NOT JUDGED':16s} {candidate.name} - {exc}"
+            say(self._progress, line)
+
+    def _store_fresh(self, evaluation: Evaluation, candidate: Candidate, key: str) -> Evaluation:
+        row = evaluation.to_json()
+        self._store.add_evaluation(self._run_id, row, candidate.code, key)
+        self._report(row, "")
+        return evaluation
+
+    def _report(self, row: dict[str, Any], note: str) -> None:
+        with self._lock:
+            self._done += 1
+            self.served += bool(note)
+            self._passed += row["status"] == "PASSED"
+            message = f" - {row['message'][:120]}" if row["message"] else ""
+            line = (f"[{self._done}/{self._total}] {row['task']:28s} {row['status']:16s} "
+                    f"{row['elapsed_s']:6.1f}s  {row['candidate']}{note}{message}")
+            if self._bar is None:
+                say(self._progress, line)
+                return
+            self._bar.show(line, f"{self._done}/{self._total} done, {self._passed} passed", self._done, self._total)
+
+
+class ProgressBar:
+    """A status line kept at the bottom of a terminal: done/total, passes so far and the time left, redrawn after
+    each evaluation's log line. Only on a TTY; elsewhere (CI, files) the log lines alone are written."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self._start = time.monotonic()
+
+    def show(self, line: str, status: str, done: int, total: int) -> None:
+        elapsed = time.monotonic() - self._start
+        left = elapsed / done * (total - done) if done else 0.0
+        width = 24
+        filled = int(width * done / total) if total else width
+        bar = "#" * filled + "-" * (width - filled)
+        eta = f"{int(left // 60)}:{int(left % 60):02d} left" if done < total else f"{elapsed:.0f}s"
+        self._stream.write(f"\r\033[K{line}\n[{bar}] {status}, {eta}")
+        if done >= total:
+            self._stream.write("\n")
+        self._stream.flush()
+
+
+def say(stream: TextIO | None, line: str) -> None:
+    if stream is not None:
+        print(line, file=stream, flush=True)
