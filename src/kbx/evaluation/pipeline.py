@@ -24,9 +24,10 @@ from kbx.evaluation.bench_inputs import TimingSettings
 from kbx.evaluation.cases import Case, new_secret_seed, plan_cases, reproducibility_cases
 from kbx.evaluation.conversation import TIMED, Conversation, refill_case
 from kbx.evaluation.gpu_gate import GpuGate, gpu_gate
-from kbx.evaluation.performance import Performance, PerformanceStage
+from kbx.evaluation.performance import PerformanceStage
 from kbx.evaluation.result import CaseResult, Evaluation
 from kbx.evaluation.sandbox import Limits, WorkerRun, run_worker, scratch_root
+from kbx.evaluation.timed_slots import Performance
 from kbx.evaluation.trusted import TrustedWorker
 from kbx.evaluation.verdict import Comparison
 from kbx.status import Status

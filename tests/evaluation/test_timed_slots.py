@@ -1,0 +1,36 @@
+"""The values of a performance stage: its slots and their timing seeds, and how a task's figures follow from
+its slots' measurements."""
+
+from __future__ import annotations
+
+import pytest
+
+from kbx.evaluation.bench_inputs import TimingSettings
+from kbx.evaluation.timed_slots import Performance, SlotTiming, plan_slots
+
+
+def test_timing_seeds_come_from_the_secret_seed_and_differ_per_slot(suite):
+    one, other = plan_slots(suite["relu"], 1), plan_slots(suite["relu"], 2)
+    assert [s.seeds for s in one] != [s.seeds for s in other]
+    assert len({seed for s in one for seed in s.seeds}) == 3 * len(one)
+
+
+def _measured(slot, candidate_ms: float, eager_ms: float, compile_ms: float | None) -> SlotTiming:
+    timing = SlotTiming(slot)
+    timing.rounds["candidate"].append({"samples_ms": [candidate_ms] * 5})
+    timing.rounds["eager"].append({"samples_ms": [eager_ms] * 5})
+    compiled = {"samples_ms": [compile_ms] * 5} if compile_ms else {"error": "compile: not timed: outputs differ"}
+    timing.rounds["compile"].append(compiled)
+    return timing
+
+
+def test_a_tasks_speedup_is_the_geometric_mean_and_absent_unless_every_slot_has_one(suite):
+    first, second = plan_slots(suite["gelu"], 7)[:2]
+    settings = TimingSettings(rounds=1)
+    both = Performance([_measured(first, 1.0, 2.0, 4.0), _measured(second, 1.0, 8.0, 1.0)], settings)
+    assert both.speedup("eager") == pytest.approx(4.0)
+    assert both.speedup("compile") == pytest.approx(2.0)
+    one_untimed = Performance([_measured(first, 1.0, 2.0, 4.0), _measured(second, 1.0, 8.0, None)], settings)
+    assert one_untimed.speedup("eager") == pytest.approx(4.0)
+    assert one_untimed.speedup("compile") is None
+    assert one_untimed.to_json()["workloads"][1]["errors"] == {"compile": "compile: not timed: outputs differ"}
