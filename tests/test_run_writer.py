@@ -1,3 +1,5 @@
+"""Recording a run's evaluations: log lines on a file, a status line on a terminal."""
+
 import io
 
 from kbx.run_writer import ProgressBar, Writer
@@ -36,3 +38,4 @@ def test_the_bar_counts_passes():
     writer._report(_row(), "")
     writer._report(_row("MISMATCH"), "")
     assert "2/2 done, 1 passed" in stream.getvalue() and stream.getvalue().endswith("\n")
+

@@ -92,11 +92,15 @@ class Writer:
         try:
             yield
         except ReferenceFailed as exc:
-            with self._lock:
-                self.unjudged.append(str(exc))
-                self._done += 1
-                line = f"[{self._done}/{self._total}] {task.name:28s} {'NOT JUDGED':16s} {candidate.name} - {exc}"
-            say(self._progress, line)
+            self.not_judged(task, candidate, exc)
+
+    def not_judged(self, task: Task, candidate: Candidate, problem: ReferenceFailed) -> None:
+        """Reports an evaluation its task could not judge, and keeps why in `unjudged`."""
+        with self._lock:
+            self.unjudged.append(str(problem))
+            self._done += 1
+            line = f"[{self._done}/{self._total}] {task.name:28s} {'NOT JUDGED':16s} {candidate.name} - {problem}"
+        say(self._progress, line)
 
     def _store_fresh(self, evaluation: Evaluation, candidate: Candidate, key: str) -> Evaluation:
         row = evaluation.to_json()

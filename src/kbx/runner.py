@@ -20,7 +20,7 @@ from typing import Any, TextIO
 
 from kbx.candidates.ingest import ingest
 from kbx.candidates.source import Candidate
-from kbx.errors import KbxError
+from kbx.errors import KbxError, ReferenceFailed
 from kbx.evaluation.bench_inputs import TimingSettings
 from kbx.evaluation.pipeline import Evaluator
 from kbx.evaluation.result import Evaluation
@@ -310,6 +310,9 @@ def _slot_evaluate(evaluators: Sequence[Evaluator], jobs: int, writer: Writer, r
         evaluator = slots.get()
         try:
             evaluation, row = writer.evaluate_row(evaluator, task, candidate)
+        except ReferenceFailed as exc:  # reported here; the generating method ends that chain
+            writer.not_judged(task, candidate, exc)
+            raise
         finally:
             slots.put(evaluator)
         if evaluation is not None:

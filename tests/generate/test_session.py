@@ -121,3 +121,18 @@ def test_refine_keeps_the_fastest_correct_attempt_and_tells_the_model(store, sui
     assert outcome.best == "relu#s0.i3" and outcome.steps == 6 and outcome.stopped == "iterations"
     assert "best correct kernel so far is attempt 4 (1.50x vs eager)" in provider.requests[-1].messages[-1].content
     assert "is correct" in provider.requests[4].messages[-1].content
+
+
+def test_a_task_that_cannot_judge_ends_its_chain_only(store, suite):
+    from kbx.errors import ReferenceFailed
+
+    def evaluate(task, candidate):
+        if task.name == "relu":
+            raise ReferenceFailed("task relu: its reference failed on bench/float32: RuntimeError: cusolver")
+        return _row(task, candidate)
+
+    provider = FakeProvider(lambda request: "```python\nprint(1)\n```")
+    outcomes = _session(store, suite, provider, evaluate, iterations=3).run([suite["relu"], suite["add"]], 1)
+    by_task = {o.task: o for o in outcomes}
+    assert by_task["relu"].stopped.startswith("unjudged: task relu") and by_task["relu"].steps == 0
+    assert by_task["add"].stopped == "iterations" and by_task["add"].steps == 3

@@ -21,6 +21,7 @@ from typing import Any
 
 from kbx.candidates.extract import extract_code
 from kbx.candidates.source import Candidate
+from kbx.errors import ReferenceFailed
 from kbx.generate.feedback import feedback
 from kbx.generate.http import ProviderError
 from kbx.generate.prompts import task_prompt
@@ -111,7 +112,8 @@ class Outcome:
     """The name of the best correct candidate, None when none passed."""
     best_hash: str | None
     stopped: str
-    """Why the chain ended: `done`, `iterations`, `repairs`, or `provider: ...` (a request the provider refused)."""
+    """Why the chain ended: `done`, `iterations`, `repairs`, `provider: ...` (a request the provider refused), or
+    `unjudged: ...` (the task's reference failed, so its candidate could not be judged)."""
 
     def to_json(self) -> dict[str, Any]:
         return {"task": self.task, "sample": self.sample, "steps": self.steps, "best": self.best,
@@ -186,6 +188,9 @@ class Session:
                 self.say(f"[model] {task.name}#s{sample}: chain ended: {exc}")
                 return Outcome(task.name, sample, iteration, best and best["candidate"],
                                best and best["candidate_hash"], f"provider: {exc}")
+            except ReferenceFailed as exc:  # the task cannot judge this chain's candidates here; others go on
+                return Outcome(task.name, sample, iteration, best and best["candidate"],
+                               best and best["candidate_hash"], f"unjudged: {exc}")
             best = better(best, row)
             failures = 0 if row["status"] == "PASSED" else failures + 1
             stopped = ("done" if limit == 1 else "iterations") if iteration == limit - 1 else None

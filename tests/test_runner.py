@@ -1,0 +1,28 @@
+"""The runner's slots for a generating method's evaluations."""
+
+import io
+from types import SimpleNamespace
+
+import pytest
+
+from kbx.errors import ReferenceFailed
+from kbx.run_writer import Writer
+from kbx.runner import RunResult, _slot_evaluate
+
+
+def test_a_generating_runs_unjudgeable_evaluation_is_reported_and_raised_to_its_chain():
+    stream = io.StringIO()
+    writer = Writer(store=None, run_id="r", total=2, progress=stream, use_cache=False)
+    problem = ReferenceFailed("task relu: its reference failed on bench/float32: RuntimeError: cusolver")
+
+    def evaluate_row(evaluator, task, candidate):
+        raise problem
+
+    writer.evaluate_row = evaluate_row
+    evaluate = _slot_evaluate(["gpu0"], 1, writer, RunResult(run_id="r", out_dir=None))
+    with pytest.raises(ReferenceFailed):
+        evaluate(SimpleNamespace(name="relu"), SimpleNamespace(name="a.py"))
+    assert writer.unjudged == [str(problem)]
+    assert "NOT JUDGED" in stream.getvalue() and "cusolver" in stream.getvalue()
+    with pytest.raises(ReferenceFailed):  # the slot was given back: a second call does not block
+        evaluate(SimpleNamespace(name="relu"), SimpleNamespace(name="b.py"))
