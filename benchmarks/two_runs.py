@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 from pathlib import Path
 from typing import Any
+
+from kbx.timing.stats import median, quantile
 
 
 def _rows(path: Path) -> dict[str, dict[str, Any]]:
@@ -27,18 +28,14 @@ def _workloads(row: dict[str, Any]) -> dict[tuple[str, str], float]:
             if (w.get("median_ms") or {}).get("candidate")}
 
 
-def _quantile(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(p * (len(ordered) - 1)))]
-
-
 def _line(name: str, deviations: dict[str, float], within: float) -> str:
     values = list(deviations.values())
     if not values:
         return f"{name}: nothing to compare"
     worst = max(deviations, key=deviations.__getitem__)
     inside = sum(v <= within for v in values)
-    return (f"{name} over {len(values)}: p50 {statistics.median(values):.1%}, p95 {_quantile(values, 0.95):.1%}, "
+    ordered = sorted(values)
+    return (f"{name} over {len(values)}: p50 {median(values):.1%}, p95 {quantile(ordered, 0.95):.1%}, "
             f"max {max(values):.1%} ({worst}); {inside} of {len(values)} within {within:.0%}")
 
 

@@ -30,10 +30,4 @@ wait "${pids[@]}"
 kill "$watchdog" 2>/dev/null
 for task in "${tasks[@]}"; do echo "=== $task"; tail -n 6 "$dir/$task.log" | cut -c1-300; done | tee "$OUT/each.log"
 cat "$dir"/*/results.jsonl > "$OUT/each.jsonl" 2>/dev/null
-python3 - "$OUT/each.jsonl" <<'PY'
-import json, sys
-for line in open(sys.argv[1]):
-    row = json.loads(line)
-    phases = " ".join(f"{k} {v:.0f}" for k, v in (row.get("phases") or {}).items())
-    print(f"{row['task']:22} {row['status']:16} {row.get('elapsed_s', 0):6.0f} s  {phases}  {row['message'][:120]}")
-PY
+python3 scripts/rows_summary.py "$OUT/each.jsonl"

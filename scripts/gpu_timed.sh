@@ -32,14 +32,4 @@ done
 echo "{}]" >> "$OUT/$name.runs.json"
 tar czf "$OUT/$name-cache.tgz" -C "$cache" . && [ "$(stat -c %s "$OUT/$name-cache.tgz")" -lt 15728640 ] \
   || rm -f "$OUT/$name-cache.tgz"
-python3 - "$OUT/$name.jsonl" <<'PY'
-import json, sys
-try:
-    rows = [json.loads(line) for line in open(sys.argv[1])]
-except FileNotFoundError:
-    rows = []
-for row in rows:
-    phases = " ".join(f"{k} {v:.0f}" for k, v in (row.get("phases") or {}).items())
-    speed = " ".join(f"{row.get(k) or 0:.2f}" for k in ("speedup_eager", "speedup_compile", "sol_fraction"))
-    print(f"{row['task']:24} {row['status']:12} {row.get('elapsed_s', 0):5.0f}s  {speed}  {phases}  {row['message'][:80]}")
-PY
+python3 scripts/rows_summary.py "$OUT/$name.jsonl"

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from kbx.candidates.source import content_hash
 from kbx.tasks.registry import load_suite
+from kbx.timing.stats import geometric_mean
 
 MINIMUMS = {"Activation": 14, "Math": 36, "Reduce": 10, "Index": 8, "Loss": 8, "Normalization": 10, "Pooling": 6,
             "Random": 3, "Optimizer": 5, "SpatialOps": 3, "Convolution": 8, "MatrixMultiply": 12,
@@ -49,10 +50,6 @@ def _current(task, row: dict) -> bool:
         row.get("task_version") == task.version)
 
 
-def _geomean(values: list[float]) -> float:
-    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else math.nan
-
-
 def _summary(tasks: list, measured: dict[str, dict]) -> list[str]:
     """Counts, geometric-mean speedups and the solutions slower than eager, from the GPU rows of current code."""
     rows = [measured[t.name] for t in tasks if t.name in measured and _current(t, measured[t.name])]
@@ -64,8 +61,8 @@ def _summary(tasks: list, measured: dict[str, dict]) -> list[str]:
              f"they are now ({len(rows) - len(passed)} failed; {stale} changed since their GPU run, which is shown "
              f"with its old verdict; {len(tasks) - len(rows) - stale} never run); {len(timed)} timed."]
     if timed:
-        eager = _geomean([r["speedup_eager"] for r in timed])
-        compiled = _geomean([r["speedup_compile"] for r in against_compile])
+        eager = geometric_mean(r["speedup_eager"] for r in timed)
+        compiled = geometric_mean(r["speedup_compile"] for r in against_compile) if against_compile else math.nan
         slower = sorted(r["task"] for r in timed if r["speedup_eager"] < 1.0)
         unmatched = len(timed) - len(against_compile)
         note = (f" (over the {len(against_compile)} whose compiled baseline passed the task's contract on every "

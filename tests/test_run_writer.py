@@ -1,6 +1,7 @@
 """Recording a run's evaluations: log lines on a file, a status line on a terminal."""
 
 import io
+from types import SimpleNamespace
 
 from kbx.run_writer import ProgressBar, Writer
 
@@ -39,3 +40,13 @@ def test_the_bar_counts_passes():
     writer._report(_row("MISMATCH"), "")
     assert "2/2 done, 1 passed" in stream.getvalue() and stream.getvalue().endswith("\n")
 
+
+
+def test_an_evaluation_that_cannot_be_judged_is_a_log_line_above_the_status_line():
+    from kbx.errors import ReferenceFailed
+
+    stream = _Tty()
+    writer = Writer(store=None, run_id="r", total=2, progress=stream, use_cache=False)
+    writer.not_judged(SimpleNamespace(name="eigh"), SimpleNamespace(name="s.py"), ReferenceFailed("cusolver"))
+    assert stream.getvalue().startswith("\r\x1b[K[1/2] eigh") and "NOT JUDGED" in stream.getvalue()
+    assert "1/2 done, 0 passed" in stream.getvalue() and writer.unjudged == ["cusolver"]

@@ -99,8 +99,7 @@ class Writer:
         with self._lock:
             self.unjudged.append(str(problem))
             self._done += 1
-            line = f"[{self._done}/{self._total}] {task.name:28s} {'NOT JUDGED':16s} {candidate.name} - {problem}"
-        say(self._progress, line)
+            self._show(f"[{self._done}/{self._total}] {task.name:28s} {'NOT JUDGED':16s} {candidate.name} - {problem}")
 
     def _store_fresh(self, evaluation: Evaluation, candidate: Candidate, key: str) -> Evaluation:
         row = evaluation.to_json()
@@ -114,12 +113,15 @@ class Writer:
             self.served += bool(note)
             self._passed += row["status"] == "PASSED"
             message = f" - {row['message'][:120]}" if row["message"] else ""
-            line = (f"[{self._done}/{self._total}] {row['task']:28s} {row['status']:16s} "
-                    f"{row['elapsed_s']:6.1f}s  {row['candidate']}{note}{message}")
-            if self._bar is None:
-                say(self._progress, line)
-                return
-            self._bar.show(line, f"{self._done}/{self._total} done, {self._passed} passed", self._done, self._total)
+            self._show(f"[{self._done}/{self._total}] {row['task']:28s} {row['status']:16s} "
+                       f"{row['elapsed_s']:6.1f}s  {row['candidate']}{note}{message}")
+
+    def _show(self, line: str) -> None:
+        """One log line, with the terminal's status line redrawn under it (called with the lock held)."""
+        if self._bar is None:
+            say(self._progress, line)
+            return
+        self._bar.show(line, f"{self._done}/{self._total} done, {self._passed} passed", self._done, self._total)
 
 
 class ProgressBar:

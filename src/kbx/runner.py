@@ -213,9 +213,9 @@ def _run(
             already = f", {len(done) if generating else len(pairs) - len(todo)} already done" if resumed else ""
             planned = f"up to {generating.planned}" if generating else str(len(todo))
             say(progress, f"kbx: run {run_id}: {planned} evaluation(s) on {describe(evaluators)}, {jobs} at a "
-                           f"time per device{already} -> {options.out_dir} (store {store.path})")
+                          f"time per device{already} -> {options.out_dir} (store {store.path})")
             writer = Writer(store, run_id, generating.planned if generating else len(todo), progress,
-                             options.use_cache)
+                            options.use_cache)
             generated = None
             if generating is not None:
                 evaluate = _slot_evaluate(evaluators, jobs, writer, result)
