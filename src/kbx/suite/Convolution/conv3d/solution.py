@@ -22,27 +22,32 @@ the bias is added in fp32 in the epilogue and the tile is rounded to the output 
 
 Speed. bench_video_3x3x3 is 355 GFLOP over a 103 MB input (float16): compute-bound, each input voxel is re-read
 from L2 once per tap. It should reach 300-450 TFLOP/s on an H100, about 0.8-1.2 ms; bench_video_stride2
-(355 GFLOP, 411 MB in, 206 MB out) likewise about 0.8-1.2 ms.
+(355 GFLOP, 411 MB in, 206 MB out) likewise about 0.8-1.2 ms. Only a launch of at least `_TUNE_MIN_MACS`
+multiply-adds (both bench workloads, no check) is autotuned; smaller ones take the first config, as autotuning each
+of the many check shapes cost minutes of GPU time and only the bench is timed.
 """
 
 import torch
 import triton
 import triton.language as tl
 
+_CONFIGS = [
+    # The first config is the fixed one of small launches (and the only one the CPU interpreter runs), which pays
+    # per loop step and per program there, hardly per MAC.
+    triton.Config({"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 64}, num_stages=4, num_warps=4),
+    triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64}, num_stages=3, num_warps=8),
+    triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 32}, num_stages=4, num_warps=8),
+    triton.Config({"BLOCK_M": 256, "BLOCK_N": 128, "BLOCK_K": 32}, num_stages=3, num_warps=8),
+    triton.Config({"BLOCK_M": 128, "BLOCK_N": 32, "BLOCK_K": 32}, num_stages=3, num_warps=4),
+    triton.Config({"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64}, num_stages=4, num_warps=4),
+    triton.Config({"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32}, num_stages=4, num_warps=4),
+]
+_FIXED = _CONFIGS[0]
+# Multiply-adds of one launch from which it is autotuned: each bench workload does 1.8e11, no smoke or check one
+# (nor a perturbed copy, which never costs more) over 3.7e6.
+_TUNE_MIN_MACS = 1 << 30
 
-@triton.autotune(
-    configs=[
-        # The CPU interpreter runs only the first config and pays per loop step and per program, hardly per MAC.
-        triton.Config({"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 64}, num_stages=4, num_warps=4),
-        triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64}, num_stages=3, num_warps=8),
-        triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 32}, num_stages=4, num_warps=8),
-        triton.Config({"BLOCK_M": 256, "BLOCK_N": 128, "BLOCK_K": 32}, num_stages=3, num_warps=8),
-        triton.Config({"BLOCK_M": 128, "BLOCK_N": 32, "BLOCK_K": 32}, num_stages=3, num_warps=4),
-        triton.Config({"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64}, num_stages=4, num_warps=4),
-        triton.Config({"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32}, num_stages=4, num_warps=4),
-    ],
-    key=["M", "OG", "CG", "KD", "KH", "KW"],
-)
+
 @triton.jit
 def _conv3d_kernel(
     x_ptr, w_ptr, b_ptr, out_ptr,
@@ -109,6 +114,20 @@ def _conv3d_kernel(
     tl.store(out_ptrs, acc.to(out_ptr.dtype.element_ty), mask=(offs_m[:, None] < M) & o_ok[None, :])
 
 
+_tuned_conv3d_kernel = triton.autotune(configs=_CONFIGS, key=["M", "OG", "CG", "KD", "KH", "KW"])(_conv3d_kernel)
+
+
+def _launch(macs, rows, cols, groups, *args, **consts):
+    """The launch over `groups` GEMMs of rows x cols: autotuned from `_TUNE_MIN_MACS` multiply-adds up, else with
+    the fixed first config (the grid reads the block sizes from META on both paths)."""
+    grid = lambda meta: (triton.cdiv(rows, meta["BLOCK_M"]) * triton.cdiv(cols, meta["BLOCK_N"]), groups)
+    if macs >= _TUNE_MIN_MACS:
+        _tuned_conv3d_kernel[grid](*args, **consts)
+    else:
+        _conv3d_kernel[grid](*args, **consts, **_FIXED.kwargs, num_warps=_FIXED.num_warps,
+                             num_stages=_FIXED.num_stages)
+
+
 def _triple(value):
     return (value,) * 3 if isinstance(value, int) else tuple(value)
 
@@ -141,8 +160,8 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     M, OG = N * OD * OH * OW, C_out // groups
     if M > 0 and C_out > 0:
         sxn, _, sxd, sxh, sxw = x.stride()  # channel stride 1: channels-last
-        grid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(OG, meta["BLOCK_N"]), groups)
-        _conv3d_kernel[grid](
+        _launch(
+            M * C_out * KD * KH * KW * CG, M, OG, groups,
             x, w, bias if bias is not None else w, out,
             M, OD, OH, OW, D, H, W, CG, OG, C_out,
             sxn, sxd, sxh, sxw,

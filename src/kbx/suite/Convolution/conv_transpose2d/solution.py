@@ -20,7 +20,9 @@ repacked to (kH, kW, C_in, Og) so a row of B is contiguous output channels. `tl.
 added in fp32 and the tile rounded once, then stored channels-last and returned as an NCHW-shaped view.
 
 Speed. The bench is 275 GFLOP over ~1.6 GB (fp32). In float16 it should reach 300-450 TFLOP/s on an H100
-(about 0.7-0.9 ms); float32 without TF32 is bound by the CUDA cores, about 6-10 ms.
+(about 0.7-0.9 ms); float32 without TF32 is bound by the CUDA cores, about 6-10 ms. Only a launch of at least
+`_TUNE_MIN_MACS` multiply-adds (every bench phase, no check phase) is autotuned; smaller ones take the first
+config, as autotuning each of the many check shapes and phases cost minutes of GPU time and only the bench is timed.
 """
 
 import math
@@ -29,20 +31,23 @@ import torch
 import triton
 import triton.language as tl
 
+_CONFIGS = [
+    # The first config is the fixed one of small launches (and the only one the CPU interpreter runs), which
+    # pays per loop step and per tile MAC there: a mid-sized one.
+    triton.Config({"BLOCK_M": 128, "BLOCK_N": 32, "BLOCK_K": 32}, num_stages=3, num_warps=4),
+    triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64}, num_stages=3, num_warps=8),
+    triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 32}, num_stages=4, num_warps=8),
+    triton.Config({"BLOCK_M": 256, "BLOCK_N": 128, "BLOCK_K": 32}, num_stages=3, num_warps=8),
+    triton.Config({"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 32}, num_stages=4, num_warps=4),
+    triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 16}, num_stages=3, num_warps=8),
+    triton.Config({"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 16}, num_stages=4, num_warps=4),
+]
+_FIXED = _CONFIGS[0]
+# Multiply-adds of one launch from which it is autotuned: every phase of the bench does 3.4e10, no smoke or check
+# phase (nor one of a perturbed copy, which never costs more) over 1.2e5.
+_TUNE_MIN_MACS = 1 << 30
 
-@triton.autotune(
-    configs=[
-        # The CPU interpreter runs only the first config and pays per loop step and per tile MAC: a mid-sized one.
-        triton.Config({"BLOCK_M": 128, "BLOCK_N": 32, "BLOCK_K": 32}, num_stages=3, num_warps=4),
-        triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64}, num_stages=3, num_warps=8),
-        triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 32}, num_stages=4, num_warps=8),
-        triton.Config({"BLOCK_M": 256, "BLOCK_N": 128, "BLOCK_K": 32}, num_stages=3, num_warps=8),
-        triton.Config({"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 32}, num_stages=4, num_warps=4),
-        triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 16}, num_stages=3, num_warps=8),
-        triton.Config({"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 16}, num_stages=4, num_warps=4),
-    ],
-    key=["MP", "OG", "CG"],
-)
+
 @triton.jit
 def _conv_transpose2d_phase_kernel(
     x_ptr, w_ptr, b_ptr, out_ptr,
@@ -103,6 +108,20 @@ def _conv_transpose2d_phase_kernel(
     tl.store(out_ptrs, acc.to(out_ptr.dtype.element_ty), mask=(offs_m[:, None] < MP) & o_ok[None, :])
 
 
+_tuned_phase_kernel = triton.autotune(configs=_CONFIGS, key=["MP", "OG", "CG"])(_conv_transpose2d_phase_kernel)
+
+
+def _launch(macs, rows, cols, groups, *args, **consts):
+    """One phase's launch over `groups` GEMMs of rows x cols: autotuned from `_TUNE_MIN_MACS` multiply-adds up,
+    else with the fixed first config (the grid reads the block sizes from META on both paths)."""
+    grid = lambda meta: (triton.cdiv(rows, meta["BLOCK_M"]) * triton.cdiv(cols, meta["BLOCK_N"]), groups)
+    if macs >= _TUNE_MIN_MACS:
+        _tuned_phase_kernel[grid](*args, **consts)
+    else:
+        _conv_transpose2d_phase_kernel[grid](*args, **consts, **_FIXED.kwargs, num_warps=_FIXED.num_warps,
+                                             num_stages=_FIXED.num_stages)
+
+
 def _pair(value):
     return (value, value) if isinstance(value, int) else tuple(value)
 
@@ -141,12 +160,13 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
             MP = N * OHP * OWP
             if MP == 0 or C_out == 0:
                 continue
-            grid = lambda meta: (triton.cdiv(MP, meta["BLOCK_M"]) * triton.cdiv(OG, meta["BLOCK_N"]), groups)
-            _conv_transpose2d_phase_kernel[grid](
+            taps_h, taps_w = _taps(py, PH, DH, SH, KH), _taps(px, PW, DW, SW, KW)
+            _launch(
+                MP * C_out * taps_h[1] * taps_w[1] * CG, MP, OG, groups,
                 x, w, bias if bias is not None else w, out,
                 MP, OHP, OWP, H, W, CG, OG, C_in, C_out, OH, OW,
                 py, px, SH, SW,
-                *_taps(py, PH, DH, SH, KH), *_taps(px, PW, DW, SW, KW),
+                *taps_h, *taps_w,
                 sxn, sxh, sxw, sxc,
                 KW=KW, HAS_BIAS=bias is not None, PRECISION="ieee" if x.dtype == torch.float32 else "tf32",
             )
