@@ -11,6 +11,7 @@ from kbx.evaluation.trusted import _State
 from kbx.tasks.meta import read_task
 from kbx.tasks.module import import_task
 from kbx.tasks.registry import default_suite_root
+from kbx.timing.sol import minimum_bytes
 
 RELU = read_task(default_suite_root() / "Activation" / "relu")
 
@@ -88,3 +89,12 @@ def test_prepare_counts_each_slots_work_and_judges_the_compiled_baselines_first_
     assert not {"compile_error", "compile_differs"} & set(answers[0])
     assert answers[1]["compile_differs"].startswith("MISMATCH") and "compile_error" not in answers[1]
     assert "inductor says no" in answers[2]["compile_error"]
+
+
+def test_work_takes_a_tasks_min_bytes_over_every_tensor_read_whole():
+    nll = read_task(default_suite_root() / "Loss" / "nll_loss")
+    code = import_task(nll)
+    case = {"workload": "check_mean_weighted", "role": "check", "dtype": "float32"}
+    inputs = code.make_inputs(nll.workload("check_mean_weighted"), "float32", torch.Generator().manual_seed(7))
+    work = _State("cpu").work(str(nll.path), case, [7, 8, 9])
+    assert work["bytes"] == code.min_bytes(**inputs) < minimum_bytes(inputs, code.reference(**inputs))

@@ -173,8 +173,9 @@ class _State:
         return asdict(read_device_clocks())
 
     def work(self, task_dir: str, case: dict[str, Any], seeds: list[int]) -> dict[str, int]:
-        """FLOPs (the task's `flops(**inputs)`, else torch's flop counter over the reference) and minimum bytes of
-        one slot's first input set."""
+        """FLOPs (the task's `flops(**inputs)`, else torch's flop counter over the reference) and minimum bytes (the
+        task's `min_bytes(**inputs)`, else every input read and every output written once) of one slot's first
+        input set."""
         code = self._task_code(Path(task_dir))
         return self._work_of(code, self._one_set(code, case, seeds[0]))
 
@@ -231,7 +232,8 @@ class _State:
         if outputs is None:
             outputs = self._eager_outputs(code, inputs)
         flops = int(code.flops(**inputs)) if code.flops is not None else count_flops(code.reference, inputs)
-        return {"flops": flops, "bytes": minimum_bytes(inputs, outputs)}
+        nbytes = int(code.min_bytes(**inputs)) if code.min_bytes is not None else minimum_bytes(inputs, outputs)
+        return {"flops": flops, "bytes": nbytes}
 
     def _one_set(self, code: Any, case: dict[str, Any], seed: int) -> dict[str, Any]:
         """The first of a slot's rotated input sets, drawn alone (as `InputSets` draws it)."""

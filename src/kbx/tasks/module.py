@@ -27,6 +27,9 @@ class TaskCode:
     flops: Callable[..., int] | None = None
     """`flops(**inputs)` -> the FLOPs the operation needs, when torch's count over the reference says more (a
     reference that computes what the operation then masks away, e.g. banded attention as full attention)."""
+    min_bytes: Callable[..., int] | None = None
+    """`min_bytes(**inputs)` -> the least memory traffic (bytes read and written) the operation needs, when reading
+    every input whole says more (an operation that reads only the elements an index selects)."""
 
 
 def import_task(task: Task, register: bool = False) -> TaskCode:
@@ -57,4 +60,5 @@ def _code_of(task: Task, module: ModuleType) -> TaskCode:
     return TaskCode(
         task=task, reference=module.reference, make_inputs=module.make_inputs,
         check_outputs=getattr(module, "check_outputs", None), flops=getattr(module, "flops", None),
+        min_bytes=getattr(module, "min_bytes", None),
     )

@@ -1,8 +1,10 @@
-"""The work an operation needs, for tasks whose reference does more than that (their `flops` override; the speed
-of light is computed from it, and a candidate measured faster than light is rejected, so an overcount there can
-reject an honest kernel)."""
+"""The work an operation needs, for tasks whose reference does more than that (their `flops` and `min_bytes`
+overrides; the speed of light is computed from them, and a candidate measured faster than light is rejected, so an
+overcount there can reject an honest kernel)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 
 def attended_pairs(s_q: int, s_kv: int, *, causal: bool = False, window: int | None = None) -> int:
@@ -22,3 +24,16 @@ def attention_flops(heads: int, s_q: int, s_kv: int, d_qk: int, d_v: int, *, cau
     for the score and 2 d_v for its share of the output; the masked-away pairs count nothing (a kernel that
     skips them does less work than the reference, which computes every score and masks it)."""
     return 2 * heads * attended_pairs(s_q, s_kv, causal=causal, window=window) * (d_qk + d_v)
+
+
+def tensor_bytes(*tensors: Any) -> int:
+    """Bytes of the tensors' elements, each counted whole (None counts nothing)."""
+    return sum(t.numel() * t.element_size() for t in tensors if t is not None)
+
+
+def band_elements(rows: int, cols: int, diagonal: int, *, lower: bool) -> int:
+    """Entries (i, j) of a rows x cols matrix on or below the `diagonal`-th diagonal (j - i <= diagonal: what
+    `torch.tril` keeps) or, with `lower=False`, on or above it (j - i >= diagonal: what `torch.triu` keeps)."""
+    if lower:
+        return sum(min(max(i + diagonal + 1, 0), cols) for i in range(rows))
+    return sum(min(max(cols - (i + diagonal), 0), cols) for i in range(rows))

@@ -13,7 +13,7 @@ table, a middle-dimension select of a 3-D tensor and a column gather along the l
 
 import torch
 
-from kbx.tasks import inputs, sizes
+from kbx.tasks import inputs, sizes, work
 
 TASK = {
     "name": "index_select",
@@ -49,6 +49,14 @@ TASK = {
 
 def reference(input, dim, index):
     return torch.index_select(input, dim, index)
+
+
+def min_bytes(input, dim, index):
+    """The speed of light's traffic: the index and each distinct selected slice read once, the output written
+    (slices no index names are never needed)."""
+    slice_elements = input.numel() // max(input.shape[dim], 1)
+    selected = torch.unique(index).numel() * slice_elements * input.element_size()
+    return selected + work.tensor_bytes(index) + index.numel() * slice_elements * input.element_size()
 
 
 def make_inputs(workload, dtype, generator):

@@ -16,7 +16,7 @@ one diagonal too many fails. Workloads cover square and rectangular matrices tha
 
 import torch
 
-from kbx.tasks import inputs, sizes
+from kbx.tasks import inputs, sizes, work
 
 TASK = {
     "name": "triu",
@@ -45,6 +45,15 @@ TASK = {
 
 def reference(input, diagonal=0):
     return torch.triu(input, diagonal=diagonal)
+
+
+def min_bytes(input, diagonal=0):
+    """The speed of light's traffic: the entries on and above the diagonal read, the whole output written (the rest
+    of the input is never needed: its entries become zeros)."""
+    rows, cols = input.shape[-2:]
+    matrices = input.numel() // max(rows * cols, 1)
+    kept = matrices * work.band_elements(rows, cols, diagonal, lower=False)
+    return (kept + input.numel()) * input.element_size()
 
 
 def make_inputs(workload, dtype, generator):

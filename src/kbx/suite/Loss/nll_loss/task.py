@@ -21,7 +21,7 @@ tolerance and 40% of the bf16 one (one bf16 rounding of the 0-d result).
 import torch
 import torch.nn.functional as F
 
-from kbx.tasks import inputs, sizes
+from kbx.tasks import inputs, sizes, work
 
 TASK = {
     "name": "nll_loss",
@@ -67,6 +67,17 @@ TASK = {
 
 def reference(input, target, weight=None, ignore_index=-100, reduction="mean"):
     return F.nll_loss(input, target, weight=weight, ignore_index=ignore_index, reduction=reduction)
+
+
+def min_bytes(input, target, weight=None, ignore_index=-100, reduction="mean"):
+    """The speed of light's traffic: the targets, one input element per non-ignored target and the weights of the
+    classes they name read, the output written (counting the input whole would charge all 19 classes of a pixel on
+    the segmentation benches, where a kernel needs the target's one: an honest kernel was rejected as faster than
+    light)."""
+    kept = target[target != ignore_index]
+    gathered = kept.numel() + (torch.unique(kept).numel() if weight is not None else 0)
+    written = target.numel() if reduction == "none" else 1
+    return work.tensor_bytes(target) + (gathered + written) * input.element_size()
 
 
 def make_inputs(workload, dtype, generator):
