@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # On the device: timed `kbx run`s of the suite's solutions, BATCH tasks at a time, until SECONDS are spent. Each batch
-# is its own run in one store (join them with `kbx report A+B+...`), so a batch cut off at the limit costs only
-# itself. Caches (peaks, Inductor, Triton) live in kbx-out/gpu/NAME-cache, cold unless a tarball of them from an
+# is its own run in one store (join them with `kbx report A+B+...`); a batch cut off at the limit keeps the
+# evaluations it finished (an interrupted run writes them) and loses the rest: a timed run judges every candidate
+# of the batch before timing any, so batches of one round of --jobs lose least. Caches (peaks, Inductor, Triton) live in kbx-out/gpu/NAME-cache, cold unless a tarball of them from an
 # earlier call is carried as kbx-out/gpu/NAME-cache.tgz. Into $OUT: NAME.jsonl (every row), NAME.runs.json (each
 # batch's run.json), NAME-cache.tgz (if under 15 MiB) and the log on stdout.
 #   scripts/gpu_timed.sh NAME SECONDS BATCH TASK... [-- kbx run options]
@@ -23,7 +24,7 @@ for ((i = 0; i < ${#tasks[@]}; i += batch)); do
   [ "$left" -lt 30 ] && { echo "[$name: time spent, from task $i on not started]"; break; }
   out=$root/$name-$i
   start=$(date +%s)
-  timeout -s INT "$left" python3 -m kbx.cli run --method reference --device cuda --out "$out" \
+  timeout -s INT -k 30 "$left" python3 -m kbx.cli run --method reference --device cuda --out "$out" \
     --tasks "${tasks[@]:i:batch}" "$@" 2>&1 | grep -v '^\s*$' | tail -n 4
   echo "[$name batch $i: exit ${PIPESTATUS[0]} after $(( $(date +%s) - start )) s]"
   cat "$out/results.jsonl" >> "$OUT/$name.jsonl" 2>/dev/null

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -91,6 +93,38 @@ def test_a_reference_that_fails_on_a_case_costs_that_evaluation_alone(tmp_path):
     assert [(r["task"], r["status"]) for r in rows] == [("relu", "PASSED")]
     (unjudged,) = json.loads((out / "run.json").read_text())["unjudged"]
     assert "check_tail" in unjudged and "INTERNAL_ERROR" in unjudged
+
+
+def test_an_interrupted_run_keeps_what_it_finished_and_can_be_resumed(tmp_path):
+    """Ctrl-C, or `timeout -s INT` on a device call, reaches the whole process group: the run writes the rows it
+    stored and a run.json marked interrupted, exits 130 with one line (no worker's traceback), and `--resume`
+    evaluates the rest."""
+    out, store = tmp_path / "out", str(tmp_path / "k.db")
+    tasks = ["relu", "gelu", "sigmoid", "tanh", "silu", "elu"]
+    run = subprocess.Popen(
+        [sys.executable, "-m", "kbx.cli", "run", "--device", "cpu", "--jobs", "1", "--tasks", *tasks,
+         "--out", str(out), "--store", store],
+        stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )
+    assert run.stderr is not None
+    lines = []
+    for line in run.stderr:  # interrupt once the first evaluation is stored
+        lines.append(line)
+        if line.startswith("[1/"):
+            os.killpg(run.pid, signal.SIGINT)
+            break
+    lines += run.stderr.readlines()
+    assert run.wait(timeout=120) == 130, "".join(lines)
+    assert lines[-1] == "kbx: interrupted\n" and not any("Traceback" in line for line in lines), "".join(lines)
+    info = json.loads((out / "run.json").read_text())
+    rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert info["interrupted"] and 1 <= len(rows) < len(tasks)
+    resumed = kbx("run", "--resume", info["run_id"], "--device", "cpu", "--out", str(tmp_path / "again"),
+                  "--store", store)
+    assert resumed.returncode == 0, resumed.stderr
+    again = [json.loads(line) for line in (tmp_path / "again" / "results.jsonl").read_text().splitlines()]
+    assert sorted(r["task"] for r in again) == sorted(tasks)
+    assert "interrupted" not in json.loads((tmp_path / "again" / "run.json").read_text())
 
 
 @pytest.mark.slow

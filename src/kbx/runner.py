@@ -217,19 +217,25 @@ def _run(
             writer = Writer(store, run_id, generating.planned if generating else len(todo), progress,
                             options.use_cache)
             generated = None
-            if generating is not None:
-                evaluate = _slot_evaluate(evaluators, jobs, writer, result)
-                generated = generating.run(evaluate, store, run_id, run_env.get("gpu"), len(evaluators) * jobs)
-            if _in_two_parts(first, options):
-                result.evaluations += _evaluate_in_two_parts(evaluators, todo, writer, jobs)
-            else:
-                for evaluation in run_all(evaluators, todo, lambda ev, pair: writer.evaluate(ev, *pair), jobs):
-                    if evaluation is not None:
-                        result.evaluations.append(evaluation)
+            interrupted = False
+            try:
+                if generating is not None:
+                    evaluate = _slot_evaluate(evaluators, jobs, writer, result)
+                    generated = generating.run(evaluate, store, run_id, run_env.get("gpu"), len(evaluators) * jobs)
+                if _in_two_parts(first, options):
+                    result.evaluations += _evaluate_in_two_parts(evaluators, todo, writer, jobs)
+                else:
+                    for evaluation in run_all(evaluators, todo, lambda ev, pair: writer.evaluate(ev, *pair), jobs):
+                        if evaluation is not None:
+                            result.evaluations.append(evaluation)
+            except KeyboardInterrupt:
+                # What is stored stays and goes into results.jsonl below; the run stays open for `--resume`.
+                interrupted = True
             result.served_from_cache = writer.served
             result.unjudged = list(writer.unjudged)
             result.elapsed_s = time.monotonic() - start
-            store.end_run(run_id, result.elapsed_s)
+            if not interrupted:
+                store.end_run(run_id, result.elapsed_s)
             run_info = {
                 "run_id": run_id,
                 **config,
@@ -248,12 +254,15 @@ def _run(
                 "environment": run_env,
                 "secret_seed": first.secret_seed,
                 **({"generation": generated} if generated is not None else {}),
+                **({"interrupted": True} if interrupted else {}),
             }
-        result.rows = store.rows(run_id)
-    with open(options.out_dir / "results.jsonl", "w") as sink:
-        for row in result.rows:
-            sink.write(json.dumps(row) + "\n")
-    (options.out_dir / "run.json").write_text(json.dumps(run_info, indent=2) + "\n")
+            result.rows = store.rows(run_id)
+            with open(options.out_dir / "results.jsonl", "w") as sink:
+                for row in result.rows:
+                    sink.write(json.dumps(row) + "\n")
+            (options.out_dir / "run.json").write_text(json.dumps(run_info, indent=2) + "\n")
+            if interrupted:  # written before the evaluators close: their in-flight work is dropped
+                raise KeyboardInterrupt
     return result
 
 

@@ -12,6 +12,7 @@ import contextlib
 import json
 import multiprocessing
 import os
+import signal
 import traceback
 import types
 from collections import OrderedDict
@@ -74,6 +75,9 @@ class TrustedWorker:
 
 
 def _serve(conn: Connection, device: str, gpu: str | None = None) -> None:
+    # An interrupt (Ctrl-C, `timeout -s INT`) reaches the whole process group: the orchestrator handles it and
+    # closes this worker; here it would only end a request half-served with a traceback.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     if gpu is not None:  # before CUDA initialises in this process
         os.environ["CUDA_VISIBLE_DEVICES"] = gpu
     state = _State(device)
