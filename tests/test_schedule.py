@@ -1,5 +1,6 @@
 import threading
 import time
+from types import SimpleNamespace
 
 import pytest
 
@@ -62,3 +63,9 @@ def test_a_pinned_candidate_worker_sees_only_its_gpu(tmp_path):
 
     assert _scrubbed_env(tmp_path, "cuda", "1")["CUDA_VISIBLE_DEVICES"] == "1"
     assert _scrubbed_env(tmp_path, "cpu", None)["CUDA_VISIBLE_DEVICES"] == ""
+
+
+def test_tasks_never_timed_start_first_then_the_longest():
+    pairs = [(SimpleNamespace(name=name), f"{name}.py") for name in ("a", "b", "new1", "c", "new2")]
+    order = schedule.longest_first(pairs, {"a": 1.0, "b": 30.0, "c": 5.0, "gone": 99.0})
+    assert [task.name for task, _ in order] == ["new1", "new2", "b", "c", "a"]

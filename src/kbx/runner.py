@@ -27,7 +27,7 @@ from kbx.evaluation.result import Evaluation
 from kbx.evaluation.sandbox import Limits
 from kbx.generate.settings import GenerationSettings
 from kbx.run_writer import Writer, say
-from kbx.schedule import describe, environment, open_evaluators, run_all
+from kbx.schedule import describe, environment, longest_first, open_evaluators, run_all
 from kbx.store import default_store_path
 from kbx.store.cache import harness_version
 from kbx.store.db import RunInfo, Store
@@ -206,7 +206,8 @@ def _run(
             run_id = _open_run(store, resumed, first, run_env, config, options)
             result = RunResult(run_id=run_id, out_dir=options.out_dir, skipped=list(skipped), device=first.device)
             done = store.done(run_id)
-            todo = [(t, c) for t, c in pairs if (t.name, c.name) not in done]
+            todo = longest_first([(t, c) for t, c in pairs if (t.name, c.name) not in done],
+                                 store.durations(first.device))
             # A Ray actor runs one evaluation at a time; locally the CPU runs one per core, a GPU one at a time.
             local_cpu = first.device == "cpu" and options.executor == "local"
             jobs = options.jobs or (os.cpu_count() or 1 if local_cpu else 1)

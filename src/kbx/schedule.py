@@ -63,6 +63,15 @@ def open_evaluators(
                for gpu in plan_gpus(device, gpus)]
 
 
+def longest_first(pairs: Sequence[tuple[Any, Any]], durations: dict[str, float]) -> list[tuple[Any, Any]]:
+    """(task, candidate) pairs in the order to start them: tasks never timed here first (they may be long), in the
+    order given, then the others by their last wall time, longest first, so that no long task starts last and
+    keeps one slot busy while the others sit idle."""
+    unknown = [pair for pair in pairs if pair[0].name not in durations]
+    known = [pair for pair in pairs if pair[0].name in durations]
+    return unknown + sorted(known, key=lambda pair: -durations[pair[0].name])
+
+
 def run_all(
     evaluators: Sequence[Evaluator], jobs: Sequence[Job], work: Callable[[Evaluator, Job], Outcome],
     per_evaluator: int,

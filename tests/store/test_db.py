@@ -87,3 +87,18 @@ def test_a_candidates_source_is_read_back_by_hash(tmp_path):
         store.add_evaluation("run1", _row(candidate="b.py", hash_="h2"), None, "key2")
         assert store.code("h1") == "def relu(x): ..."
         assert store.code("h2") is None and store.code("unknown") is None
+
+
+def test_durations_are_each_tasks_latest_own_evaluation_on_that_device(tmp_path):
+    with Store(tmp_path / "k.db") as store:
+        _begin(store, "run1")
+        store.add_evaluation("run1", {**_row(), "elapsed_s": 5.0}, "code", "key1")
+        store.add_evaluation("run1", {**_row(task="gelu"), "elapsed_s": 2.0}, "code", "key2")
+        _begin(store, "run2")
+        store.add_evaluation("run2", {**_row(), "elapsed_s": 7.0}, "code", "key3")
+        store.add_evaluation("run2", {**_row(task="gelu"), "elapsed_s": 0.1}, "code", "key2", cached_from="run1")
+        store.begin_run("gpu", method="reference", model=None, device="cuda", git_sha=None, harness="h",
+                        config={}, environment={}, secret_seed=1)
+        store.add_evaluation("gpu", {**_row(task="mm"), "elapsed_s": 60.0}, "code", "key4")
+        assert store.durations("cpu") == {"relu": 7.0, "gelu": 2.0}
+        assert store.durations("cuda") == {"mm": 60.0}

@@ -234,6 +234,16 @@ class Store:
         rows = self._db.execute("SELECT task, candidate FROM evaluations WHERE run_id = ?", (run_id,))
         return {(task, candidate) for task, candidate in rows}
 
+    def durations(self, device: str) -> dict[str, float]:
+        """Per task, the wall time of its latest evaluation on `device` ("cpu", "cuda") that was not served from
+        cache, for scheduling the longest first."""
+        found = self._db.execute(
+            "SELECT e.task, json_extract(e.row_json, '$.elapsed_s') FROM evaluations e JOIN runs r USING (run_id) "
+            "WHERE r.device = ? AND e.cached_from IS NULL ORDER BY e.id",
+            (device,),
+        )
+        return {task: float(elapsed) for task, elapsed in found if elapsed is not None}
+
     def cached(self, cache_key: str) -> tuple[str, dict[str, Any]] | None:
         """The earliest stored evaluation with this cache key not itself served from cache: (its run, its row)."""
         found = self._db.execute(
