@@ -17,24 +17,29 @@ Sigmoid. 1 / (1 + exp(-t)) is safe for any fp32 t: for t < -88, exp(-t) overflow
 0, the right limit; for large t it is 1. (exp(t) / (1 + exp(t)) would give inf / inf = NaN.)
 
 Speed. The bench shapes are 1.1 and 2.2 TFLOP; at 500-600 TFLOP/s on an H100 that is about 2 ms and 4 ms,
-near cuBLAS alone; the epilogue's exp and division are hidden behind the main loop.
+near cuBLAS alone; the epilogue's exp and division are hidden behind the main loop. Only a launch of at least
+`_TUNE_MIN_MACS` multiply-adds (both bench workloads, no check) is autotuned; smaller ones take the first config, as
+autotuning each of the many check shapes cost minutes of GPU time and only the bench is timed.
 """
 
 import torch
 import triton
 import triton.language as tl
 
+_CONFIGS = [
+    # The first config is the fixed one of small launches (and the only one the CPU interpreter runs).
+    triton.Config({"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=3, num_warps=8),
+    triton.Config({"BLOCK_M": 256, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=3, num_warps=8),
+    triton.Config({"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=8),
+    triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=4),
+    triton.Config({"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=4),
+]
+_FIXED = _CONFIGS[0]
+# Multiply-adds of one launch (all batches) from which it is autotuned: each bench workload does 5.5e11-1.1e12, no
+# smoke or check one (nor a perturbed copy, which never costs more) over 1.1e6.
+_TUNE_MIN_MACS = 1 << 30
 
-@triton.autotune(
-    configs=[
-        triton.Config({"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=3, num_warps=8),
-        triton.Config({"BLOCK_M": 256, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=3, num_warps=8),
-        triton.Config({"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=8),
-        triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=4),
-        triton.Config({"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=4),
-    ],
-    key=["M", "N", "K"],
-)
+
 @triton.jit
 def _matmul_scale_sigmoid_kernel(
     a_ptr, b_ptr, out_ptr, scale,
@@ -80,6 +85,22 @@ def _matmul_scale_sigmoid_kernel(
     tl.store(out_ptrs, y.to(out_ptr.dtype.element_ty), mask=(rows[:, None] < M) & (cols[None, :] < N))
 
 
+_tuned_matmul_scale_sigmoid_kernel = triton.autotune(configs=_CONFIGS, key=["M", "N", "K"])(
+    _matmul_scale_sigmoid_kernel
+)
+
+
+def _launch(macs, rows, cols, batches, *args):
+    """The launch over `batches` products of rows x cols: autotuned from `_TUNE_MIN_MACS` multiply-adds up, else
+    with the fixed first config (the grid reads the block sizes from META on both paths)."""
+    grid = lambda meta: (triton.cdiv(rows, meta["BLOCK_M"]) * triton.cdiv(cols, meta["BLOCK_N"]), batches)
+    if macs >= _TUNE_MIN_MACS:
+        _tuned_matmul_scale_sigmoid_kernel[grid](*args)
+    else:
+        _matmul_scale_sigmoid_kernel[grid](*args, **_FIXED.kwargs, num_warps=_FIXED.num_warps,
+                                           num_stages=_FIXED.num_stages)
+
+
 def matmul_scale_sigmoid(input, other, scale):
     assert input.dim() in (2, 3) and other.dim() in (2, 3), "input (B?, M, K), other (B?, K, N)"
     a = input if input.dim() == 3 else input.unsqueeze(0)
@@ -90,8 +111,8 @@ def matmul_scale_sigmoid(input, other, scale):
     out = torch.empty((B, M, N), device=input.device, dtype=input.dtype)
     if B > 0 and M > 0 and N > 0:
         stride_bb = b.stride(0) if b.shape[0] == B and B > 1 else 0  # one matrix shared by every batch
-        grid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]), B)
-        _matmul_scale_sigmoid_kernel[grid](
+        _launch(
+            B * M * N * K, M, N, B,
             a, b, out, float(scale),
             M, N, K,
             a.stride(0), a.stride(1), a.stride(2),

@@ -19,7 +19,9 @@ GELU. 0.5 * z * (1 + erf(z / sqrt(2))) is evaluated on the fp32 z, slightly more
 reference, which rounds z to the output dtype first.
 
 Speed. The 8192 x 4096 -> 16384 -> 4096 bench is 2.2 TFLOP; at 500-600 TFLOP/s on an H100, about 4 ms, close to
-cuBLAS for the two GEMMs alone, with the separate GELU pass saved.
+cuBLAS for the two GEMMs alone, with the separate GELU pass saved. Only a launch of at least `_TUNE_MIN_MACS`
+multiply-adds (both GEMMs of both bench workloads, no check) is autotuned; smaller ones take the first config, as
+autotuning each of the many check shapes cost minutes of GPU time and only the bench is timed.
 """
 
 import torch
@@ -29,19 +31,23 @@ import triton.language as tl
 SQRT_HALF = tl.constexpr(0.7071067811865476)  # jit code may only read constexpr globals
 
 
-@triton.autotune(
-    configs=[
-        triton.Config({"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=3, num_warps=8),
-        triton.Config({"BLOCK_M": 256, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=3, num_warps=8),
-        triton.Config({"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=8),
-        triton.Config({"BLOCK_M": 256, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=8),
-        triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=4),
-        triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 32, "GROUP_M": 8}, num_stages=4, num_warps=4),
-        triton.Config({"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=4),
-        triton.Config({"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=4),
-    ],
-    key=["M", "N", "K"],
-)
+_CONFIGS = [
+    # The first config is the fixed one of small launches (and the only one the CPU interpreter runs).
+    triton.Config({"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=3, num_warps=8),
+    triton.Config({"BLOCK_M": 256, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=3, num_warps=8),
+    triton.Config({"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=8),
+    triton.Config({"BLOCK_M": 256, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=8),
+    triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=4),
+    triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 32, "GROUP_M": 8}, num_stages=4, num_warps=4),
+    triton.Config({"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=4),
+    triton.Config({"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=4),
+]
+_FIXED = _CONFIGS[0]
+# Multiply-adds of one launch (one of the two GEMMs) from which it is autotuned: each GEMM of a bench workload does
+# 1.4e11 or more, no smoke or check one (nor one of a perturbed copy, which never costs more) over 2.1e6.
+_TUNE_MIN_MACS = 1 << 30
+
+
 @triton.jit
 def _linear_kernel(
     x_ptr, w_ptr, bias_ptr, out_ptr,
@@ -93,6 +99,20 @@ def _linear_kernel(
     tl.store(out_ptrs, acc.to(out_ptr.dtype.element_ty), mask=(rows[:, None] < M) & (cols[None, :] < N))
 
 
+_tuned_linear_kernel = triton.autotune(configs=_CONFIGS, key=["M", "N", "K"])(_linear_kernel)
+
+
+def _launch(macs, rows, cols, *args, **consts):
+    """One GEMM's launch over rows x cols outputs: autotuned from `_TUNE_MIN_MACS` multiply-adds up, else with the
+    fixed first config (the grid reads the block sizes from META on both paths)."""
+    grid = lambda meta: (triton.cdiv(rows, meta["BLOCK_M"]) * triton.cdiv(cols, meta["BLOCK_N"]),)
+    if macs >= _TUNE_MIN_MACS:
+        _tuned_linear_kernel[grid](*args, **consts)
+    else:
+        _linear_kernel[grid](*args, **consts, **_FIXED.kwargs, num_warps=_FIXED.num_warps,
+                             num_stages=_FIXED.num_stages)
+
+
 def _linear(x, weight, bias, apply_gelu):
     """act(x @ weight^T + bias) for a 2-D x, in x's dtype."""
     M, K = x.shape
@@ -100,8 +120,8 @@ def _linear(x, weight, bias, apply_gelu):
     assert weight.shape[1] == K, f"weight {tuple(weight.shape)} does not match input {tuple(x.shape)}"
     out = torch.empty((M, N), device=x.device, dtype=x.dtype)
     if M > 0 and N > 0:
-        grid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
-        _linear_kernel[grid](
+        _launch(
+            M * N * K, M, N,
             x, weight, bias if bias is not None else out, out,
             M, N, K,
             x.stride(0), x.stride(1),

@@ -21,26 +21,31 @@ cannot leak into the output.
 
 Speed. bench_square is 2.2 TFLOP (B * K = 65536) over 1 GB of operands: about 600-650 TFLOP/s on an H100,
 3.4-3.7 ms. bench_many_small_k is 1.1 TFLOP over 1 GB of operands (K = 64, B = 2048): about 1.8-2 ms, where
-eager PyTorch also pays for copying batch1.
+eager PyTorch also pays for copying batch1. Only a launch of at least `_TUNE_MIN_MACS` multiply-adds (both bench
+workloads, no check) is autotuned; smaller ones take the first config, as autotuning each of the many check shapes
+cost minutes of GPU time and only the bench is timed.
 """
 
 import torch
 import triton
 import triton.language as tl
 
+_CONFIGS = [
+    # The first config is the fixed one of small launches (and the only one the CPU interpreter runs), which pays
+    # for the whole tile there: a small one leads.
+    triton.Config({"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=4),
+    triton.Config({"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=3, num_warps=8),
+    triton.Config({"BLOCK_M": 256, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=3, num_warps=8),
+    triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=4),
+    triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 32, "GROUP_M": 8}, num_stages=4, num_warps=4),
+    triton.Config({"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=4),
+]
+_FIXED = _CONFIGS[0]
+# Multiply-adds of one launch (all batches) from which it is autotuned: each bench workload does 5.5e11-1.1e12, no
+# smoke or check one (nor a perturbed copy, which never costs more) over 4.3e6.
+_TUNE_MIN_MACS = 1 << 30
 
-@triton.autotune(
-    configs=[
-        # The CPU interpreter runs only the first config and pays for the whole tile: a small one leads.
-        triton.Config({"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=4),
-        triton.Config({"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=3, num_warps=8),
-        triton.Config({"BLOCK_M": 256, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=3, num_warps=8),
-        triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=4),
-        triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 32, "GROUP_M": 8}, num_stages=4, num_warps=4),
-        triton.Config({"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=4),
-    ],
-    key=["M", "N", "K", "B", "HAS_INPUT"],
-)
+
 @triton.jit
 def _addbmm_kernel(
     c_ptr, a_ptr, b_ptr, out_ptr,
@@ -95,6 +100,20 @@ def _addbmm_kernel(
     tl.store(out_ptrs, acc.to(out_ptr.dtype.element_ty), mask=in_range)
 
 
+_tuned_addbmm_kernel = triton.autotune(configs=_CONFIGS, key=["M", "N", "K", "B", "HAS_INPUT"])(_addbmm_kernel)
+
+
+def _launch(macs, rows, cols, *args, **consts):
+    """The launch over rows x cols outputs: autotuned from `_TUNE_MIN_MACS` multiply-adds up, else with the fixed
+    first config (the grid reads the block sizes from META on both paths)."""
+    grid = lambda meta: (triton.cdiv(rows, meta["BLOCK_M"]) * triton.cdiv(cols, meta["BLOCK_N"]),)
+    if macs >= _TUNE_MIN_MACS:
+        _tuned_addbmm_kernel[grid](*args, **consts)
+    else:
+        _addbmm_kernel[grid](*args, **consts, **_FIXED.kwargs, num_warps=_FIXED.num_warps,
+                             num_stages=_FIXED.num_stages)
+
+
 def addbmm(input, batch1, batch2, beta=1, alpha=1):
     B, M, K = batch1.shape
     B2, K2, N = batch2.shape
@@ -103,8 +122,8 @@ def addbmm(input, batch1, batch2, beta=1, alpha=1):
     out = torch.empty((M, N), device=batch1.device, dtype=batch1.dtype)
     if out.numel() == 0:
         return out
-    grid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
-    _addbmm_kernel[grid](
+    _launch(
+        B * M * N * K, M, N,
         c, batch1, batch2, out, B, M, N, K, float(beta), float(alpha),
         *c.stride(), *batch1.stride(), *batch2.stride(), *out.stride(),
         HAS_INPUT=beta != 0,

@@ -14,27 +14,32 @@ from cache, since every tile re-reads the same few values). When beta is 0 the l
 
 Speed. bench_full_scaled is 1.1 TFLOP plus one 128 MB read of `input`; on an H100 (~990 TFLOP/s fp16 dense peak)
 this should reach about 550-650 TFLOP/s (about 2 ms), like the matmul task, since the epilogue adds one read of a
-tile per program. A column-major mat2 is slower, about 500 TFLOP/s.
+tile per program. A column-major mat2 is slower, about 500 TFLOP/s. Only a launch of at least `_TUNE_MIN_MACS`
+multiply-adds (both bench workloads, no check) is autotuned; smaller ones take the first config, as autotuning each
+of the many check shapes cost minutes of GPU time and only the bench is timed.
 """
 
 import torch
 import triton
 import triton.language as tl
 
+_CONFIGS = [
+    # The first config is the fixed one of small launches (and the only one the CPU interpreter runs), which pays
+    # for the whole tile there: a small one leads.
+    triton.Config({"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=4),
+    triton.Config({"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=3, num_warps=8),
+    triton.Config({"BLOCK_M": 256, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=3, num_warps=8),
+    triton.Config({"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=8),
+    triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=4),
+    triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 32, "GROUP_M": 8}, num_stages=4, num_warps=4),
+    triton.Config({"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=4),
+]
+_FIXED = _CONFIGS[0]
+# Multiply-adds of one launch from which it is autotuned: each bench workload does 5.5e11, no smoke or check one
+# (nor a perturbed copy, which never costs more) over 3.2e6.
+_TUNE_MIN_MACS = 1 << 30
 
-@triton.autotune(
-    configs=[
-        # The CPU interpreter runs only the first config and pays for the whole tile: a small one leads.
-        triton.Config({"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=4),
-        triton.Config({"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=3, num_warps=8),
-        triton.Config({"BLOCK_M": 256, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=3, num_warps=8),
-        triton.Config({"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=8),
-        triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=4),
-        triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 32, "GROUP_M": 8}, num_stages=4, num_warps=4),
-        triton.Config({"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=4),
-    ],
-    key=["M", "N", "K", "HAS_INPUT"],
-)
+
 @triton.jit
 def _addmm_kernel(
     c_ptr, a_ptr, b_ptr, out_ptr,
@@ -84,6 +89,20 @@ def _addmm_kernel(
     tl.store(out_ptrs, acc.to(out_ptr.dtype.element_ty), mask=in_range)
 
 
+_tuned_addmm_kernel = triton.autotune(configs=_CONFIGS, key=["M", "N", "K", "HAS_INPUT"])(_addmm_kernel)
+
+
+def _launch(macs, rows, cols, *args, **consts):
+    """The launch over rows x cols outputs: autotuned from `_TUNE_MIN_MACS` multiply-adds up, else with the fixed
+    first config (the grid reads the block sizes from META on both paths)."""
+    grid = lambda meta: (triton.cdiv(rows, meta["BLOCK_M"]) * triton.cdiv(cols, meta["BLOCK_N"]),)
+    if macs >= _TUNE_MIN_MACS:
+        _tuned_addmm_kernel[grid](*args, **consts)
+    else:
+        _addmm_kernel[grid](*args, **consts, **_FIXED.kwargs, num_warps=_FIXED.num_warps,
+                            num_stages=_FIXED.num_stages)
+
+
 def addmm(input, mat1, mat2, beta=1, alpha=1):
     M, K = mat1.shape
     K2, N = mat2.shape
@@ -92,8 +111,8 @@ def addmm(input, mat1, mat2, beta=1, alpha=1):
     out = torch.empty((M, N), device=mat1.device, dtype=mat1.dtype)
     if M == 0 or N == 0:
         return out
-    grid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
-    _addmm_kernel[grid](
+    _launch(
+        M * N * K, M, N,
         c, mat1, mat2, out, M, N, K, float(beta), float(alpha),
         *c.stride(), *mat1.stride(), *mat2.stride(), *out.stride(),
         HAS_INPUT=beta != 0,

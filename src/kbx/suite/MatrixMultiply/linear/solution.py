@@ -13,28 +13,33 @@ tile rows so the A strip and weight panels they share stay in L2. The bias is ad
 rounded once, so the linear output makes exactly one trip to memory.
 
 Speed. Both benches are 0.55 TFLOP. In bfloat16 this should reach 550-650 TFLOP/s on an H100 (under 1 ms, like
-cuBLAS); float32 without TF32 is bound by the CUDA cores' ~50 TFLOP/s: about 25-35 TFLOP/s, 16-22 ms.
+cuBLAS); float32 without TF32 is bound by the CUDA cores' ~50 TFLOP/s: about 25-35 TFLOP/s, 16-22 ms. Only a
+launch of at least `_TUNE_MIN_MACS` multiply-adds (both bench workloads, no check) is autotuned; smaller ones take
+the first config, as autotuning each of the many check shapes cost minutes of GPU time and only the bench is timed.
 """
 
 import torch
 import triton
 import triton.language as tl
 
+_CONFIGS = [
+    # The first config is the fixed one of small launches (and the only one the CPU interpreter runs), which pays
+    # for the whole tile there: a small one leads. The large bf16 tiles exceed shared memory for fp32 operands and
+    # are pruned for float32.
+    triton.Config({"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32, "GROUP_M": 8}, num_stages=4, num_warps=4),
+    triton.Config({"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=3, num_warps=8),
+    triton.Config({"BLOCK_M": 256, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=3, num_warps=8),
+    triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=4),
+    triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 32, "GROUP_M": 8}, num_stages=3, num_warps=8),
+    triton.Config({"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 32, "GROUP_M": 8}, num_stages=4, num_warps=4),
+    triton.Config({"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 32, "GROUP_M": 8}, num_stages=4, num_warps=4),
+]
+_FIXED = _CONFIGS[0]
+# Multiply-adds of one launch from which it is autotuned: each bench workload does 2.7e11, no smoke or check one
+# (nor a perturbed copy, which never costs more) over 3.2e6.
+_TUNE_MIN_MACS = 1 << 30
 
-@triton.autotune(
-    configs=[
-        # The CPU interpreter runs only the first config and pays for the whole tile: a small one leads. The large
-        # bf16 tiles exceed shared memory for fp32 operands and are pruned for float32.
-        triton.Config({"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32, "GROUP_M": 8}, num_stages=4, num_warps=4),
-        triton.Config({"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=3, num_warps=8),
-        triton.Config({"BLOCK_M": 256, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=3, num_warps=8),
-        triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=4),
-        triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 32, "GROUP_M": 8}, num_stages=3, num_warps=8),
-        triton.Config({"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 32, "GROUP_M": 8}, num_stages=4, num_warps=4),
-        triton.Config({"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 32, "GROUP_M": 8}, num_stages=4, num_warps=4),
-    ],
-    key=["M", "N", "K", "HAS_BIAS"],
-)
+
 @triton.jit
 def _linear_kernel(
     a_ptr, w_ptr, bias_ptr, c_ptr,
@@ -82,6 +87,20 @@ def _linear_kernel(
     tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=(rows[:, None] < M) & (cols[None, :] < N))
 
 
+_tuned_linear_kernel = triton.autotune(configs=_CONFIGS, key=["M", "N", "K", "HAS_BIAS"])(_linear_kernel)
+
+
+def _launch(macs, rows, cols, *args, **consts):
+    """The launch over rows x cols outputs: autotuned from `_TUNE_MIN_MACS` multiply-adds up, else with the fixed
+    first config (the grid reads the block sizes from META on both paths)."""
+    grid = lambda meta: (triton.cdiv(rows, meta["BLOCK_M"]) * triton.cdiv(cols, meta["BLOCK_N"]),)
+    if macs >= _TUNE_MIN_MACS:
+        _tuned_linear_kernel[grid](*args, **consts)
+    else:
+        _linear_kernel[grid](*args, **consts, **_FIXED.kwargs, num_warps=_FIXED.num_warps,
+                             num_stages=_FIXED.num_stages)
+
+
 def linear(input, weight, bias=None):
     *lead, K = input.shape
     N, K2 = weight.shape
@@ -90,8 +109,8 @@ def linear(input, weight, bias=None):
     M = a.shape[0]
     out = torch.empty((M, N), device=input.device, dtype=input.dtype)
     if M > 0 and N > 0:
-        grid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
-        _linear_kernel[grid](
+        _launch(
+            M * N * K, M, N,
             a, weight, bias if bias is not None else weight, out, M, N, K,
             *a.stride(), *weight.stride(), *out.stride(),
             HAS_BIAS=bias is not None, PRECISION="ieee" if input.dtype == torch.float32 else "tf32",
