@@ -100,5 +100,6 @@ def test_durations_are_each_tasks_latest_own_evaluation_on_that_device(tmp_path)
         store.begin_run("gpu", method="reference", model=None, device="cuda", git_sha=None, harness="h",
                         config={}, environment={}, secret_seed=1)
         store.add_evaluation("gpu", {**_row(task="mm"), "elapsed_s": 60.0}, "code", "key4")
+        store.add_evaluation("gpu", {**_row(task="qr"), "elapsed_s": 9.0, "speedup_eager": float("nan")}, "c", "k5")
         assert store.durations("cpu") == {"relu": 7.0, "gelu": 2.0}
-        assert store.durations("cuda") == {"mm": 60.0}
+        assert store.durations("cuda") == {"mm": 60.0, "qr": 9.0}  # a row with NaN (no valid JSON for SQLite)

@@ -237,12 +237,21 @@ class Store:
     def durations(self, device: str) -> dict[str, float]:
         """Per task, the wall time of its latest evaluation on `device` ("cpu", "cuda") that was not served from
         cache, for scheduling the longest first."""
+        # SQLite's JSON functions reject the NaN and Infinity that rows may hold (json.dumps writes them): those
+        # few rows are read whole in Python.
         found = self._db.execute(
-            "SELECT e.task, json_extract(e.row_json, '$.elapsed_s') FROM evaluations e JOIN runs r USING (run_id) "
-            "WHERE r.device = ? AND e.cached_from IS NULL ORDER BY e.id",
+            "SELECT e.task, CASE WHEN json_valid(e.row_json) THEN json_extract(e.row_json, '$.elapsed_s') END, "
+            "CASE WHEN json_valid(e.row_json) THEN NULL ELSE e.row_json END "
+            "FROM evaluations e JOIN runs r USING (run_id) WHERE r.device = ? AND e.cached_from IS NULL ORDER BY e.id",
             (device,),
         )
-        return {task: float(elapsed) for task, elapsed in found if elapsed is not None}
+        durations: dict[str, float] = {}
+        for task, elapsed, unparsed in found:
+            if unparsed is not None:
+                elapsed = json.loads(unparsed).get("elapsed_s")
+            if elapsed is not None:
+                durations[task] = float(elapsed)
+        return durations
 
     def cached(self, cache_key: str) -> tuple[str, dict[str, Any]] | None:
         """The earliest stored evaluation with this cache key not itself served from cache: (its run, its row)."""
