@@ -105,6 +105,8 @@ def test_an_interrupted_run_keeps_what_it_finished_and_can_be_resumed(tmp_path):
         [sys.executable, "-m", "kbx.cli", "run", "--device", "cpu", "--jobs", "1", "--tasks", *tasks,
          "--out", str(out), "--store", store],
         stderr=subprocess.PIPE, text=True, start_new_session=True,
+        # A shell's background job (as CI may be) ignores SIGINT, and Python then installs no KeyboardInterrupt.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     assert run.stderr is not None
     lines = []
