@@ -64,9 +64,9 @@ def open_evaluators(
 
 
 def longest_first(pairs: Sequence[tuple[Any, Any]], durations: dict[str, float]) -> list[tuple[Any, Any]]:
-    """(task, candidate) pairs in the order to start them: tasks never timed here first (they may be long), in the
-    order given, then the others by their last wall time, longest first, so that no long task starts last and
-    keeps one slot busy while the others sit idle."""
+    """(task, candidate) pairs in the order to start them: tasks with no known wall time (`durations`: the store's
+    latest on this kind of device) first, as they may be long, in the order given; then the others, longest first,
+    so that no long task starts last and keeps one slot busy while the others sit idle."""
     unknown = [pair for pair in pairs if pair[0].name not in durations]
     known = [pair for pair in pairs if pair[0].name in durations]
     return unknown + sorted(known, key=lambda pair: -durations[pair[0].name])
