@@ -2,7 +2,7 @@ import math
 
 import torch
 
-from kbx.evaluation.outputs import changed_inputs, pack_outputs, snapshot_inputs, unpack_output
+from kbx.evaluation.outputs import changed_inputs, malformed_case_file, pack_outputs, snapshot_inputs, unpack_output
 
 
 def test_changed_inputs_names_the_mutated_tensor():
@@ -30,3 +30,11 @@ def test_tensor_subclasses_are_not_passed_through():
 def test_forged_output_items_become_markers():
     assert unpack_output("not a tensor").type_name == "str"
     assert unpack_output({"type": 3}).type_name == "3"
+
+
+def test_a_case_file_holds_only_what_the_worker_writes():
+    assert malformed_case_file({"outputs": pack_outputs((torch.ones(2), 3, None))}) == ""
+    assert malformed_case_file([torch.ones(2)]) == "the file does not hold a list of outputs"
+    assert "layout torch.sparse_coo" in malformed_case_file({"outputs": [torch.ones(2).to_sparse()]})
+    assert "holds a str" in malformed_case_file({"outputs": ["import os"]})
+    assert "holds a dict" in malformed_case_file({"outputs": [{"type": "int", "value": 3}]})

@@ -62,3 +62,17 @@ class _Marker:
 
     def __init__(self, type_name: str) -> None:
         self.type_name = type_name
+
+
+def malformed_case_file(saved: Any) -> str:
+    """Why a loaded case file is not what the candidate worker writes (a list of plain dense tensors or markers,
+    `pack_outputs`), or "" when it is. The file lies in the candidate's reach, so anything may be in it."""
+    if not isinstance(saved, dict) or not isinstance(saved.get("outputs"), list):
+        return "the file does not hold a list of outputs"
+    for item in saved["outputs"]:
+        if isinstance(item, torch.Tensor):
+            if type(item) is not torch.Tensor or item.layout is not torch.strided or item.is_quantized:
+                return f"the file holds a {type(item).__name__} with layout {item.layout}, not a dense tensor"
+        elif not (isinstance(item, dict) and set(item) == {"type"} and isinstance(item["type"], str)):
+            return f"the file holds a {type(item).__name__}, which the worker never writes"
+    return ""

@@ -128,7 +128,7 @@ class _State:
         import torch
 
         from kbx.evaluation.compare import TASK_CHECKED, judge, second_opinion, wants_second_opinion
-        from kbx.evaluation.outputs import unpack_output
+        from kbx.evaluation.outputs import malformed_case_file, unpack_output
 
         code = self._task_code(Path(task_dir))
         task = code.task
@@ -143,7 +143,7 @@ class _State:
             except Exception as exc:  # the file is the candidate process's: unreadable means it tampered
                 results.append({"index": case["index"], "error": f"{type(exc).__name__}: {str(exc)[:300]}"})
                 continue
-            problem = _malformed(saved)
+            problem = malformed_case_file(saved)
             if problem:
                 results.append({"index": case["index"], "error": problem})
                 continue
@@ -177,9 +177,7 @@ class _State:
         return asdict(read_device_clocks())
 
     def work(self, task_dir: str, case: dict[str, Any], seeds: list[int]) -> dict[str, int]:
-        """FLOPs (the task's `flops(**inputs)`, else torch's flop counter over the reference) and minimum bytes (the
-        task's `min_bytes(**inputs)`, else every input read and every output written once) of one slot's first
-        input set."""
+        """The work (`kbx.tasks.work.work_of`) of one slot's first input set."""
         code = self._task_code(Path(task_dir))
         return self._work_of(code, self._one_set(code, case, seeds[0]))
 
@@ -231,13 +229,9 @@ class _State:
             ) from None
 
     def _work_of(self, code: Any, inputs: dict[str, Any], outputs: Any = None) -> dict[str, Any]:
-        from kbx.timing.sol import count_flops, minimum_bytes
+        from kbx.tasks.work import work_of
 
-        if outputs is None:
-            outputs = self._eager_outputs(code, inputs)
-        flops = int(code.flops(**inputs)) if code.flops is not None else count_flops(code.reference, inputs)
-        nbytes = int(code.min_bytes(**inputs)) if code.min_bytes is not None else minimum_bytes(inputs, outputs)
-        return {"flops": flops, "bytes": nbytes}
+        return work_of(code, inputs, self._eager_outputs(code, inputs) if outputs is None else outputs)
 
     def _one_set(self, code: Any, case: dict[str, Any], seed: int) -> dict[str, Any]:
         """The first of a slot's rotated input sets, drawn alone (as `InputSets` draws it)."""
@@ -389,18 +383,3 @@ def own_code(fn: Any) -> Any:
     copy.__qualname__ = fn.__qualname__
     return copy
 
-
-def _malformed(saved: Any) -> str:
-    """Why a loaded case file is not what the candidate worker writes (a list of plain dense tensors or markers),
-    or "" when it is. The file lies in the candidate's reach, so anything may be in it."""
-    import torch
-
-    if not isinstance(saved, dict) or not isinstance(saved.get("outputs"), list):
-        return "the file does not hold a list of outputs"
-    for item in saved["outputs"]:
-        if isinstance(item, torch.Tensor):
-            if type(item) is not torch.Tensor or item.layout is not torch.strided or item.is_quantized:
-                return f"the file holds a {type(item).__name__} with layout {item.layout}, not a dense tensor"
-        elif not (isinstance(item, dict) and set(item) == {"type"} and isinstance(item["type"], str)):
-            return f"the file holds a {type(item).__name__}, which the worker never writes"
-    return ""

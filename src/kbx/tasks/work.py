@@ -26,6 +26,17 @@ def attention_flops(heads: int, s_q: int, s_kv: int, d_qk: int, d_v: int, *, cau
     return 2 * heads * attended_pairs(s_q, s_kv, causal=causal, window=window) * (d_qk + d_v)
 
 
+def work_of(code: Any, inputs: dict[str, Any], outputs: Any) -> dict[str, int]:
+    """The work of `code` (a `TaskCode`) on `inputs`, whose reference returned `outputs`: FLOPs (the task's
+    `flops(**inputs)`, else torch's flop counter over the reference) and bytes (the task's `min_bytes(**inputs)`,
+    else every input read and every output written once)."""
+    from kbx.timing.sol import count_flops, minimum_bytes
+
+    flops = int(code.flops(**inputs)) if code.flops is not None else count_flops(code.reference, inputs)
+    nbytes = int(code.min_bytes(**inputs)) if code.min_bytes is not None else minimum_bytes(inputs, outputs)
+    return {"flops": flops, "bytes": nbytes}
+
+
 def tensor_bytes(*tensors: Any) -> int:
     """Bytes of the tensors' elements, each counted whole (None counts nothing)."""
     return sum(t.numel() * t.element_size() for t in tensors if t is not None)
