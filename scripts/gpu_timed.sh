@@ -25,8 +25,11 @@ for ((i = 0; i < ${#tasks[@]}; i += batch)); do
   out=$root/$name-$i
   start=$(date +%s)
   timeout -s INT -k 30 "$left" python3 -m kbx.cli run --method reference --device cuda --out "$out" \
-    --tasks "${tasks[@]:i:batch}" "$@" 2>&1 | grep -v '^\s*$' | tail -n 4
-  echo "[$name batch $i: exit ${PIPESTATUS[0]} after $(( $(date +%s) - start )) s]"
+    --tasks "${tasks[@]:i:batch}" "$@" > "$out.log" 2>&1
+  code=$?
+  # the summary of a run that finished; more of the log (a traceback's end) of one that did not
+  grep -v '^\s*$' "$out.log" | tail -n "$([ "$code" = 0 ] && echo 4 || echo 40)"
+  echo "[$name batch $i: exit $code after $(( $(date +%s) - start )) s]"
   cat "$out/results.jsonl" >> "$OUT/$name.jsonl" 2>/dev/null
   [ -f "$out/run.json" ] && { cat "$out/run.json"; echo ","; } >> "$OUT/$name.runs.json"
 done

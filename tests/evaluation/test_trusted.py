@@ -2,12 +2,16 @@
 spawned worker serves)."""
 
 import json
+import os
+import signal
 
+import pytest
 import torch
 
+from kbx.errors import ReferenceFailed
 from kbx.evaluation.cases import plan_cases, workload_of
 from kbx.evaluation.outputs import pack_outputs
-from kbx.evaluation.trusted import _State
+from kbx.evaluation.trusted import TrustedWorker, _State
 from kbx.tasks.meta import read_task
 from kbx.tasks.module import import_task
 from kbx.tasks.registry import default_suite_root
@@ -98,3 +102,25 @@ def test_work_takes_a_tasks_min_bytes_over_every_tensor_read_whole():
     inputs = code.make_inputs(nll.workload("check_mean_weighted"), "float32", torch.Generator().manual_seed(7))
     work = _State("cpu").work(str(nll.path), case, [7, 8, 9])
     assert work["bytes"] == code.min_bytes(**inputs) < minimum_bytes(inputs, code.reference(**inputs))
+
+
+def test_a_worker_that_dies_costs_that_request_alone_and_the_next_starts_a_new_one():
+    """A reference that kills the process (a crash in a vendor library; on a GPU also a device-side assert, which
+    leaves the CUDA context unusable and ends the worker): the request raises `ReferenceFailed`, so that one
+    evaluation is not judged, and the next request is served by a new worker."""
+    worker = TrustedWorker("cpu")
+    try:
+        case = {"workload": "smoke", "role": "smoke", "dtype": "float32"}
+        payload = {"task_dir": str(RELU.path), "case": case, "seeds": [3]}
+        work = worker.request("work", payload)
+        os.kill(worker._process.pid, signal.SIGKILL)
+        with pytest.raises(ReferenceFailed, match=r"^task relu: the trusted worker died \(exit code -9\) while "
+                                                  r"serving 'work'; a new trusted worker takes over$"):
+            worker.request("work", payload)
+        assert worker.request("work", payload) == work
+    finally:
+        worker.close()
+
+
+def test_a_healthy_device_is_not_broken():
+    assert _State("cpu").device_broken() is None

@@ -53,6 +53,12 @@ def test_reads_gelu():
         ('"forbidden": ["gelu",', '"forbidden": [["gelu"],', "forbidden must be a list of operation names"),
         ('"forbidden": ["gelu",', '"forbidden": ["torch.gelu",', "forbidden must be a list of operation names"),
         ('"forbidden": ["gelu",', '"forbidden": ["GELU", "gelu",', "are the same operation"),
+        ('"contract": {"kind": "allclose"},', '"contract": {"kind": "allclose"}, "input_ranges": {"x": [0, 1]},',
+         "'x', which is not a parameter"),
+        ('"contract": {"kind": "allclose"},', '"contract": {"kind": "allclose"}, "input_ranges": {"input": [1, 0]},',
+         "finite low < high"),
+        ('"contract": {"kind": "allclose"},', '"contract": {"kind": "allclose"}, "input_ranges": [0, 1],',
+         "input_ranges must be a dict"),
     ],
 )
 def test_malformed_task_names_file_and_problem(task_copy, old, new, problem):
@@ -67,6 +73,13 @@ def test_forbidden_is_read_and_optional(task_copy):
     assert read_task(GELU).forbidden[:2] == ("gelu", "erf")
     corrupt(task_copy, '"forbidden": [', '# "forbidden": [')
     assert read_task(task_copy).forbidden == ()
+
+
+def test_input_ranges_are_read_and_optional(task_copy):
+    assert read_task(GELU).input_ranges == {}
+    corrupt(task_copy, '"contract": {"kind": "allclose"},',
+            '"contract": {"kind": "allclose"}, "input_ranges": {"input": [-1, 2.5]},')
+    assert read_task(task_copy).input_ranges == {"input": (-1.0, 2.5)}
 
 
 def test_missing_bench_workload(task_copy):

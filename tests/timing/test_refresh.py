@@ -74,3 +74,16 @@ def test_a_patched_tensor_method_does_not_disable_a_refresher_built_before(monke
     before = x.clone()
     refresher({"x": x})
     assert not torch.equal(x, before)
+
+
+def test_inputs_given_a_range_stay_in_it_and_the_others_do_not():
+    """bernoulli's probabilities include exact 1s: scaled by a factor above 1 they would make torch raise."""
+    p = torch.tensor([0.0, 0.5, 1.0] * 1000)
+    inputs = {"input": p.clone(), "other": p.clone()}
+    refresh = ValueRefresher("cpu")
+    refresh.keep_within({"input": [0.0, 1.0]})
+    for _ in range(20):
+        refresh(inputs)
+    assert inputs["input"].min() >= 0 and inputs["input"].max() == 1
+    assert inputs["input"][1::3].ne(0.5).all()  # still refreshed inside the range
+    assert inputs["other"].max() > 1

@@ -225,6 +225,7 @@ class _Timer:
             last["inputs"] = kwargs
             recent.append(weakref.ref(output) if isinstance(output, torch.Tensor) else None)
 
+        self._refresh.keep_within(command.get("input_ranges", {}))
         guards.before_call()
         measurement = time_call(
             call, inputs, clock=self._clock, flusher=self._flusher, refresh=self._refresh, **command["settings"]

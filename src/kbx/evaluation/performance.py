@@ -184,7 +184,8 @@ class PerformanceStage:
         recheck = self._recheck_seed() if self._rechecks() else None
         self._sent_at = time.monotonic()
         return json.dumps({"cmd": "time", "slot": self._next, **self._case(slot), "seeds": list(slot.seeds),
-                           "recheck_seed": recheck, "settings": self.settings.measure_kwargs()})
+                           "recheck_seed": recheck, "settings": self.settings.measure_kwargs(),
+                           "input_ranges": {name: list(r) for name, r in self._task.input_ranges.items()}})
 
     def _rechecks(self) -> bool:
         """Whether step `_next` is its slot's re-checked round (one per slot, drawn from the secret seed)."""

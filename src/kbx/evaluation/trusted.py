@@ -32,25 +32,41 @@ _IDLE_BYTES = 1 << 30
 
 
 class TrustedWorker:
-    """Handle on the trusted process; requests are synchronous."""
+    """Handle on the trusted process; requests are synchronous. A request that leaves the process unable to go on
+    (its CUDA context broken by a device-side assert, or the process dead) raises `ReferenceFailed`, so that one
+    evaluation is not judged; the next request starts a new process."""
 
     def __init__(self, device: str = "auto", gpu: str | None = None) -> None:
         """`gpu`: the one GPU (a `CUDA_VISIBLE_DEVICES` entry) the worker uses; None: as the environment says."""
-        ctx = multiprocessing.get_context("spawn")
-        self._conn, child = ctx.Pipe()
-        self._process = ctx.Process(target=_serve, args=(child, device, gpu), name="kbx-trusted", daemon=True)
-        self._process.start()
-        child.close()
+        self._device, self._gpu = device, gpu
+        self._process: Any = None
         hello = self.request("hello", {})
         self.device: str = hello["device"]
         self.environment: dict[str, Any] = hello["environment"]
 
+    def _start(self) -> None:
+        ctx = multiprocessing.get_context("spawn")
+        self._conn, child = ctx.Pipe()
+        self._process = ctx.Process(
+            target=_serve, args=(child, self._device, self._gpu), name="kbx-trusted", daemon=True
+        )
+        self._process.start()
+        child.close()
+
     def request(self, kind: str, payload: dict[str, Any]) -> Any:
-        self._conn.send((kind, payload))
+        if self._process is None:
+            self._start()
         try:
+            self._conn.send((kind, payload))
             status, value = self._conn.recv()
-        except EOFError:
-            raise RuntimeError(f"the trusted worker died (exit code {self._process.exitcode})") from None
+        except (EOFError, BrokenPipeError, ConnectionResetError):
+            self._process.join(timeout=10)
+            status, value = "lost", f"the trusted worker died (exit code {self._process.exitcode})"
+        if status == "lost":
+            self._discard()
+            if kind == "hello":
+                raise RuntimeError(f"the trusted worker could not start: {value}")
+            raise ReferenceFailed(f"{_task_of(payload)}{value} while serving {kind!r}; a new trusted worker takes over")
         if status == "error":
             for kind_of_error in (ReferenceFailed, KbxError):
                 if value.startswith(f"{kind_of_error.__name__}: "):
@@ -58,11 +74,22 @@ class TrustedWorker:
             raise RuntimeError(f"trusted worker failed on {kind!r}:\n{value}")
         return value
 
+    def _discard(self) -> None:
+        """Forget a process that cannot serve again (it ends by itself; killed if it does not)."""
+        self._process.join(timeout=30)
+        if self._process.is_alive():
+            self._process.kill()
+            self._process.join()
+        self._conn.close()
+        self._process = None
+
     def check(self, task_dir: Path, job_dir: Path, cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Judge the saved outputs of completed cases; returns one result dict per case."""
         return self.request("check", {"task_dir": str(task_dir), "job_dir": str(job_dir), "cases": cases})
 
     def close(self) -> None:
+        if self._process is None:
+            return
         if self._process.is_alive():
             try:
                 self._conn.send(None)
@@ -72,6 +99,12 @@ class TrustedWorker:
         if self._process.is_alive():
             self._process.kill()
         self._conn.close()
+        self._process = None
+
+
+def _task_of(payload: dict[str, Any]) -> str:
+    """"task NAME: " for a request about a task (its folder is named after it), else ""."""
+    return f"task {Path(payload['task_dir']).name}: " if "task_dir" in payload else ""
 
 
 def _serve(conn: Connection, device: str, gpu: str | None = None) -> None:
@@ -89,13 +122,19 @@ def _serve(conn: Connection, device: str, gpu: str | None = None) -> None:
         if message is None:
             return
         kind, payload = message
+        reply: tuple[str, Any]
         try:
-            conn.send(("ok", getattr(state, kind)(**payload)))
+            reply = ("ok", getattr(state, kind)(**payload))
         except KbxError as exc:
             name = type(exc).__name__ if isinstance(exc, ReferenceFailed) else "KbxError"
-            conn.send(("error", f"{name}: {exc}"))
+            reply = ("error", f"{name}: {exc}")
         except Exception:  # a harness bug: report it to the orchestrator, which raises
-            conn.send(("error", traceback.format_exc()))
+            reply = ("error", traceback.format_exc())
+        broken = state.device_broken()
+        if broken is not None:  # every later CUDA call here would fail too: this process is done
+            conn.send(("lost", f"the trusted worker's GPU context broke ({broken})"))
+            return
+        conn.send(reply)
 
 
 class _State:
@@ -118,6 +157,19 @@ class _State:
         self._clock: Any = None
         self._flusher: Any = None
         self._refresh: Any = None
+
+    def device_broken(self) -> str | None:
+        """None while the device can still run work; else the first line of the error it now raises for every
+        call (a device-side assert, an illegal address: the CUDA context is unusable until the process ends)."""
+        import torch
+
+        if self.device != "cuda":
+            return None
+        try:
+            torch.cuda.synchronize()
+        except Exception as exc:
+            return f"{type(exc).__name__}: {(str(exc).strip().splitlines() or [''])[0][:240]}"
+        return None
 
     def hello(self) -> dict[str, Any]:
         from kbx.evaluation.environment import fingerprint
@@ -289,6 +341,7 @@ class _State:
             self._sets, self._sets_task = InputSets(code.make_inputs, self.device), code.task.version
         if self._clock is None:
             self._clock, self._flusher, self._refresh = CudaClock(), L2Flusher(), ValueRefresher(self.device)
+        self._refresh.keep_within(code.task.input_ranges)
         return self._sets.get(workload_of(code.task, case), case["dtype"], seeds)
 
     def _task_code(self, folder: Path) -> Any:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import math
+from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -33,7 +35,7 @@ from kbx.tasks.spec import (
 )
 
 _TASK_KEYS = {"name", "category", "level", "signature", "dtypes", "contract", "workloads"}
-_OPTIONAL_TASK_KEYS = {"forbidden"}
+_OPTIONAL_TASK_KEYS = {"forbidden", "input_ranges"}
 _CONTRACT_KEYS = {"kind", "tolerance", "reduction_length", "tf32", "bound", "second_opinion"}
 _WORKLOAD_KEYS = {"name", "role", "params"}
 _MAKE_INPUTS_PARAMS = ("workload", "dtype", "generator")
@@ -120,6 +122,7 @@ class _Reader:
         workloads = self._workloads(raw["workloads"])
         contract = self._contract(raw["contract"], dtypes, workloads)
         forbidden = self._forbidden(raw.get("forbidden", []))
+        input_ranges = self._input_ranges(raw.get("input_ranges", {}), signature)
         self._make_inputs()
         perturb_source = self._perturb()
         reference = self._function("reference")
@@ -136,6 +139,7 @@ class _Reader:
             version=hashlib.sha256(self.source.encode()).hexdigest()[:16],
             reference_source=ast.get_source_segment(self.source, reference) or "",
             forbidden=forbidden,
+            input_ranges=input_ranges,
             perturb_source=perturb_source,
         )
 
@@ -219,6 +223,20 @@ class _Reader:
                                 "(names match case- and underscore-blind)")
             seen[normalise_op(op)] = op
         return tuple(raw)
+
+    def _input_ranges(self, raw: object, signature: Signature) -> Mapping[str, tuple[float, float]]:
+        if not isinstance(raw, dict):
+            raise self.fail('input_ranges must be a dict of parameter name to [low, high], e.g. {"input": [0.0, 1.0]}')
+        ranges = {}
+        for name, interval in raw.items():
+            if name not in signature.names:
+                raise self.fail(f"input_ranges names {name!r}, which is not a parameter of the signature")
+            if not (isinstance(interval, list) and len(interval) == 2
+                    and all(isinstance(x, (int, float)) and math.isfinite(x) for x in interval)
+                    and interval[0] < interval[1]):
+                raise self.fail(f"input_ranges[{name!r}] must be [low, high] with finite low < high")
+            ranges[name] = (float(interval[0]), float(interval[1]))
+        return MappingProxyType(ranges)
 
     def _dtypes(self, dtypes: object) -> tuple[str, ...]:
         if not isinstance(dtypes, list) or not dtypes:

@@ -168,6 +168,10 @@ class Task:
     """Operations whose PyTorch (or other library) implementation would do the task's core work, e.g.
     `("relu", "clamp", ...)`, and `"@"` for the matmul operator; a candidate that uses one is REJECTED_STATIC.
     Matched case- and underscore-blind (`relu` covers `relu_`, `ReLU`)."""
+    input_ranges: Mapping[str, tuple[float, float]] = field(default_factory=lambda: MappingProxyType({}))
+    """Closed intervals that named floating-point inputs must stay in for the reference to run at all (e.g. the
+    probabilities of `bernoulli` in [0, 1]): the timing stage's value refresh (`kbx.timing.refresh`), which scales
+    every input by factors near 1 before each timed call, clamps these back into their interval."""
     perturb_source: str = ""
     """Source of the task's optional `perturb(workload, rng)`, which moves a check workload's sizes (run by
     `kbx.tasks.sizes` from this source alone); empty when the task has none."""

@@ -10,9 +10,11 @@ and since the factors differ per element no output is a cheap transform (a scale
 What it keeps: shapes, strides, pointers, signs, zeros, infinities and NaNs, and the values' scale to within a
 few percent (the product of the factors drifts like a random walk: over the ~700 visits a set gets in the longest
 measurement, by about ±2^-6 * sqrt(700 / 3) ≈ 24 % at one standard deviation), so the work timed is the work of
-the task's inputs. Integer and boolean inputs are left alone (indices must stay valid); so are inputs whose
-elements share memory (expanded tensors), which cannot be written in place. The refresh runs before the L2
-flush, outside the timed interval, on the eager and compiled baselines exactly as on the candidate.
+the task's inputs. An input whose reference only accepts values in an interval (a task's `input_ranges`: the
+probabilities of `bernoulli`, for which torch raises, on a GPU with a device-side assert, at p > 1) is clamped
+back into it after scaling (`keep_within`). Integer and boolean inputs are left alone (indices must stay valid);
+so are inputs whose elements share memory (expanded tensors), which cannot be written in place. The refresh runs
+before the L2 flush, outside the timed interval, on the eager and compiled baselines exactly as on the candidate.
 
 After timing, the candidate worker writes the re-check case's values into the set it used last
 (`candidate_worker.refill`), so the drift never reaches a correctness verdict.
@@ -20,7 +22,7 @@ After timing, the candidate worker writes the re-check case's values into the se
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 RELATIVE = 2.0**-6
@@ -45,6 +47,7 @@ class ValueRefresher:
         self._empty = torch.empty
         self._uniform = torch.Tensor.uniform_
         self._mul = torch.Tensor.mul_
+        self._clamp = torch.Tensor.clamp_
         self._split = torch.Tensor.split
         self._is_floating_point = torch.Tensor.is_floating_point
         self._numel = torch.Tensor.numel
@@ -52,14 +55,20 @@ class ValueRefresher:
         self._tensor = torch.Tensor
         self._float32 = torch.float32
         self._no_grad = torch.no_grad
+        self._ranges: dict[str, tuple[float, float]] = {}
+
+    def keep_within(self, ranges: Mapping[str, Sequence[float]]) -> None:
+        """From the next call on, clamp each named input into its closed interval after scaling it (a task's
+        `input_ranges`); inputs not named are only scaled."""
+        self._ranges = {name: (float(low), float(high)) for name, (low, high) in ranges.items()}
 
     def __call__(self, inputs: Mapping[str, Any]) -> None:
         with self._no_grad():
-            for value in inputs.values():
+            for name, value in inputs.items():
                 if isinstance(value, self._tensor) and self._is_floating_point(value) and self._numel(value):
-                    self._refresh(value)
+                    self._refresh(value, self._ranges.get(name))
 
-    def _refresh(self, tensor: Any) -> None:
+    def _refresh(self, tensor: Any, interval: tuple[float, float] | None) -> None:
         chunks = [tensor]
         numel = self._numel(tensor)
         if self._dim(tensor) and numel > CHUNK_ELEMENTS:
@@ -72,3 +81,5 @@ class ValueRefresher:
                 self._mul(chunk, noise)
             except RuntimeError:  # elements sharing memory (an expanded tensor): leave it as it is
                 return
+            if interval is not None:
+                self._clamp(chunk, *interval)

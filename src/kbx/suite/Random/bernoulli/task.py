@@ -26,8 +26,10 @@ in every bucket but the middle one); block-local offsets exceed the serial bound
 4.3 times on the smaller checks and 9 times on check_large, which exists for that margin (the correlation they cause
 is weaker than dropout's, since it needs both probabilities away from 0 and 1).
 
-Probabilities mix a uniform body (50%), exact 0.5 (20%), values within 0.01 of 0 and of 1 (10% each), where a
-rate error is easiest to hide, and exact 0 and 1 (5% each); layouts are contiguous, transposed and strided.
+`input_ranges` keeps the probabilities in [0, 1] while the timing stage scales the inputs by factors near 1 before
+every timed call (torch.bernoulli asserts on p > 1). Probabilities mix a uniform body (50%), exact 0.5 (20%),
+values within 0.01 of 0 and of 1 (10% each), where a rate error is easiest to hide, and exact 0 and 1 (5% each);
+layouts are contiguous, transposed and strided.
 """
 
 import math
@@ -46,6 +48,7 @@ TASK = {
                   "normal", "random", "randperm", "multinomial", "binomial", "dropout", "manual_seed",
                   "fork_rng", "Generator"],
     "contract": {"kind": "statistical"},
+    "input_ranges": {"input": [0.0, 1.0]},
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [4096]}},
         {"name": "check_tail", "role": "check", "params": {"shape": [8193]}},
