@@ -95,6 +95,26 @@ def _grid_sample_kernel(
         tl.store(out_img + out_off, acc.to(out_ptr.dtype.element_ty), mask=cmask & pmask[None, :])
 
 
+_CONFIGS = [
+    # BLOCK_P output pixels x BLOCK_C channels per step. The first is the fixed config of small launches (and the
+    # only one the CPU interpreter runs). A sweep on an H200 (`benchmarks/grid_sample_blocks.py`, random grids)
+    # put wide pixel blocks with 1-2 channels per step 1.5-2.3x ahead of the first; which one wins depends on how
+    # scattered the grid is, so bench-sized launches try them on the real grid.
+    triton.Config({"BLOCK_P": 256, "BLOCK_C": 8}, num_warps=4),
+    triton.Config({"BLOCK_P": 512, "BLOCK_C": 1}, num_warps=2),
+    triton.Config({"BLOCK_P": 512, "BLOCK_C": 1}, num_warps=4),
+    triton.Config({"BLOCK_P": 512, "BLOCK_C": 2}, num_warps=4),
+    triton.Config({"BLOCK_P": 256, "BLOCK_C": 2}, num_warps=2),
+    triton.Config({"BLOCK_P": 64, "BLOCK_C": 4}, num_warps=8),
+    triton.Config({"BLOCK_P": 1024, "BLOCK_C": 1}, num_warps=4),
+]
+_FIXED = _CONFIGS[0]
+# Output elements of a launch from which it is autotuned: each bench workload writes 2^28, no smoke or check one
+# (nor a perturbed copy) over 2^16.
+_TUNE_MIN_OUTPUTS = 1 << 24
+_tuned_grid_sample_kernel = triton.autotune(configs=_CONFIGS, key=["C", "H", "W", "P"])(_grid_sample_kernel)
+
+
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=False):
     assert mode == "bilinear", "only mode='bilinear' is implemented"
     assert padding_mode in ("zeros", "border"), "only zeros and border padding are implemented"
@@ -104,12 +124,11 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     P = Ho * Wo
     if out.numel() == 0:
         return out
-    BLOCK_P = 256
-    BLOCK_C = 8
-    grid_dims = (triton.cdiv(P, BLOCK_P), N)
-    _grid_sample_kernel[grid_dims](
-        input, grid, out, C, H, W, Wo, P, *input.stride(), *grid.stride(),
-        ALIGN_CORNERS=bool(align_corners), BORDER=padding_mode == "border",
-        BLOCK_C=BLOCK_C, BLOCK_P=BLOCK_P, num_warps=4,
-    )
+    grid_dims = lambda meta: (triton.cdiv(P, meta["BLOCK_P"]), N)
+    args = (input, grid, out, C, H, W, Wo, P, *input.stride(), *grid.stride())
+    flags = {"ALIGN_CORNERS": bool(align_corners), "BORDER": padding_mode == "border"}
+    if out.numel() >= _TUNE_MIN_OUTPUTS:
+        _tuned_grid_sample_kernel[grid_dims](*args, **flags)
+    else:
+        _grid_sample_kernel[grid_dims](*args, **flags, **_FIXED.kwargs, num_warps=_FIXED.num_warps)
     return out
