@@ -107,6 +107,11 @@ def _task_of(payload: dict[str, Any]) -> str:
     return f"task {Path(payload['task_dir']).name}: " if "task_dir" in payload else ""
 
 
+def _first_line(exc: BaseException) -> str:
+    """An exception's message cut to its first line (torch's CUDA errors run to several), at most 240 characters."""
+    return (str(exc).strip().splitlines() or [""])[0][:240]
+
+
 def _serve(conn: Connection, device: str, gpu: str | None = None) -> None:
     # An interrupt (Ctrl-C, `timeout -s INT`) reaches the whole process group: the orchestrator handles it and
     # closes this worker; here it would only end a request half-served with a traceback.
@@ -168,7 +173,7 @@ class _State:
         try:
             torch.cuda.synchronize()
         except Exception as exc:
-            return f"{type(exc).__name__}: {(str(exc).strip().splitlines() or [''])[0][:240]}"
+            return f"{type(exc).__name__}: {_first_line(exc)}"
         return None
 
     def hello(self) -> dict[str, Any]:
@@ -275,9 +280,8 @@ class _State:
             with torch.no_grad():
                 return code.reference(**inputs)
         except Exception as exc:
-            problem = (str(exc).strip().splitlines() or [""])[0][:240]
             raise ReferenceFailed(
-                f"task {code.task.name}: its reference failed on {where}: {type(exc).__name__}: {problem}"
+                f"task {code.task.name}: its reference failed on {where}: {type(exc).__name__}: {_first_line(exc)}"
             ) from None
 
     def _work_of(self, code: Any, inputs: dict[str, Any], outputs: Any = None) -> dict[str, Any]:
