@@ -8,7 +8,8 @@ from kbx.tasks.spec import Task
 
 
 def describe(task: Task) -> str:
-    """Description, signature, forbidden operations, contract, workloads and reference source of a task."""
+    """Description, signature, forbidden operations, input ranges, contract, workloads and reference source of a
+    task."""
     contract = [f"  {line}" for line in contract_lines(task)]
     workloads = [f"  {line}" for line in workload_lines(task)]
     return "\n".join(
@@ -20,6 +21,8 @@ def describe(task: Task) -> str:
             f"signature: {task.name}{task.signature.render()}",
             f"dtypes: {', '.join(task.dtypes)}",
             f"forbidden (torch fallbacks for the core operation): {', '.join(task.forbidden) or 'none'}",
+            *[f"input range: {name} in [{low:g}, {high:g}] (timing keeps it there)"
+              for name, (low, high) in task.input_ranges.items()],
             "contract:",
             *contract,
             "workloads:",
