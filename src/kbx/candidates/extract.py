@@ -12,6 +12,8 @@ import ast
 import re
 from dataclasses import dataclass
 
+from kbx import syntax
+
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([^\n`]*)$", re.MULTILINE)
 _NOT_PYTHON = {"bash", "sh", "shell", "console", "text", "json", "yaml", "cpp", "c++", "cuda", "c", "diff"}
 
@@ -61,7 +63,7 @@ def _fenced_blocks(text: str) -> list[tuple[str, str]]:
 
 def _defines(code: str, entry_point: str) -> bool:
     try:
-        tree = ast.parse(code)
+        tree = syntax.parse(code)
     except SyntaxError:
         return bool(re.search(rf"^def\s+{re.escape(entry_point)}\s*\(", code, re.MULTILINE))
     return any(isinstance(n, ast.FunctionDef) and n.name == entry_point for n in tree.body)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
+from kbx import syntax
 from kbx.candidates.extract import extract_code
 from kbx.candidates.source import Candidate
 from kbx.errors import KbxError
@@ -77,7 +78,7 @@ def _task_of_file(path: Path, code: str, known: set[str]) -> list[str]:
     if path.stem in known:
         return [path.stem]
     try:
-        defined = {n.name for n in ast.parse(code).body if isinstance(n, ast.FunctionDef)} & known
+        defined = {n.name for n in syntax.parse(code).body if isinstance(n, ast.FunctionDef)} & known
     except SyntaxError:
         defined = set()
     if len(defined) == 1:

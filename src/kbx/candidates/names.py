@@ -16,6 +16,8 @@ import importlib.util
 from collections.abc import Collection, Iterator
 from pathlib import Path
 
+from kbx import syntax
+
 
 class Names:
     """Name resolution for one parsed candidate."""
@@ -217,7 +219,7 @@ def _module_bindings(module: str) -> dict[str, tuple[str, ...]]:
     if not path:
         return {}
     try:
-        tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+        tree = syntax.parse(Path(path).read_text(encoding="utf-8"))
     except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
         return {}
     package = module if path.endswith("__init__.py") else module.rpartition(".")[0]

@@ -13,6 +13,7 @@ import ast
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from kbx import syntax
 from kbx.candidates.anticheat import find_violation
 from kbx.candidates.names import Names
 from kbx.status import Status
@@ -52,7 +53,7 @@ def check_static(
     if code is None or not code.strip():
         return StaticVerdict(Status.REJECTED_STATIC, "has_code", problem or "the candidate has no code")
     try:
-        tree = ast.parse(code)
+        tree = syntax.parse(code)
     except SyntaxError as exc:
         return StaticVerdict(Status.COMPILE_ERROR, "parses", f"syntax error on line {exc.lineno}: {exc.msg}")
     violation = find_violation(tree, forbidden)

@@ -15,6 +15,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from kbx import syntax
 from kbx.errors import TaskError
 from kbx.tasks import sizes
 from kbx.tasks.spec import (
@@ -52,7 +53,7 @@ def read_task(folder: Path) -> Task:
         raise TaskError(path, "missing task.py")
     source = path.read_text()
     try:
-        module = ast.parse(source, filename=str(path))
+        module = syntax.parse(source, filename=str(path))
     except SyntaxError as exc:
         raise TaskError(path, f"syntax error on line {exc.lineno}: {exc.msg}") from None
     return _Reader(path, source, module).task(folder)
@@ -61,7 +62,7 @@ def read_task(folder: Path) -> Task:
 def parse_signature(text: str) -> Signature:
     """Parse a signature like `(input, approximate='none')`; raises ValueError when malformed."""
     try:
-        func = ast.parse(f"def _f{text}:\n    pass").body[0]
+        func = syntax.parse(f"def _f{text}:\n    pass").body[0]
     except SyntaxError as exc:
         raise ValueError(f"signature {text!r} does not parse: {exc.msg}") from None
     assert isinstance(func, ast.FunctionDef)
