@@ -24,6 +24,7 @@ def evaluate(
     device: str = "auto",
     timeout_s: float | None = None,
     suite: Path | None = None,
+    confined: bool = True,
 ) -> Evaluation:
     """Evaluate one candidate on one task in an isolated worker.
 
@@ -33,6 +34,8 @@ def evaluate(
         device: `cpu` (Triton interpreter), `cuda`, or `auto`.
         timeout_s: wall-clock limit for the candidate; the device's default when None.
         suite: the suite folder holding `task` when it is a name (default: the shipped suite).
+        confined: run the candidate in its OS confinement (namespaces, unprivileged UID, seccomp); False runs it
+            as this process's user in the host's namespaces, and the row says so.
 
     Returns:
         The Evaluation; candidate failures are statuses in it, never exceptions.
@@ -42,6 +45,6 @@ def evaluate(
     extraction = extract_code(source, task.name) if "```" in source or "~~~" in source else None
     code = extraction.code if extraction else source
     candidate = Candidate("api", task.name, code, problem=extraction.problem if extraction else None)
-    limits = Limits(timeout_s=timeout_s) if timeout_s else None
+    limits = Limits(timeout_s=timeout_s, confined=confined)
     with Evaluator(device, limits) as evaluator:
         return evaluator.evaluate(task, candidate)

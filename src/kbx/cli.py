@@ -151,6 +151,8 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
                         help="only every N-th selected task from the K-th (0-based): one of N runs that split the work")
     parser.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
     parser.add_argument("--timeout", type=float, help="wall-clock seconds per candidate")
+    parser.add_argument("--unconfined", action="store_true",
+                        help="run candidates without OS confinement (namespaces, UID, seccomp); every row says so")
     parser.add_argument("--jobs", type=int, help="candidate workers at once per device")
     parser.add_argument("--gpus", type=int, help="GPUs to spread the work over (default: every visible GPU)")
     parser.add_argument("--executor", choices=["local", "ray"], default="local",
@@ -222,6 +224,7 @@ def _options(args: argparse.Namespace):  # noqa: ANN202 - RunOptions, imported l
         category=args.category,
         shard=args.shard,
         timeout_s=args.timeout,
+        confined=not args.unconfined,
         jobs=args.jobs,
         gpus=args.gpus,
         executor=args.executor,

@@ -30,11 +30,11 @@ class EvaluatorActor:
     """Runs inside a Ray actor: one Evaluator on the GPU Ray gave the actor (or on the CPU)."""
 
     def __init__(self, device: str, timeout_s: float | None, secret_seed: int, timing: dict[str, Any] | None,
-                 suite: str | None) -> None:
+                 suite: str | None, confined: bool = True) -> None:
         from kbx.evaluation.pipeline import Evaluator
         from kbx.tasks.registry import load_suite
 
-        limits = Limits(timeout_s=timeout_s) if timeout_s else None
+        limits = Limits(timeout_s=timeout_s, confined=confined)
         settings = TimingSettings(**timing) if timing is not None else None
         self._evaluator = Evaluator(device, limits, secret_seed, timing=settings)
         self._tasks = {t.name: t for t in load_suite(Path(suite) if suite else None)}
@@ -104,7 +104,8 @@ def open_ray_evaluators(
     remote = ray.remote(num_gpus=per_actor_gpu, num_cpus=1)(EvaluatorActor)
     timing_json = timing.to_json() if timing is not None else None
     timeout = limits.timeout_s if limits else None
-    handles = [remote.remote(device, timeout, seed, timing_json, str(suite) if suite else None)
+    confined = limits.confined if limits else True
+    handles = [remote.remote(device, timeout, seed, timing_json, str(suite) if suite else None, confined)
                for _ in range(count)]
     evaluators = [RayEvaluator(handle, ray, seed, timing) for handle in handles]
     try:

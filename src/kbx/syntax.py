@@ -15,7 +15,19 @@ import threading
 _LOCK = threading.Lock()
 
 
+class Unparsable(SyntaxError):
+    """Source the parser gave up on (nesting past its recursion limit, a parser stack overflow): hostile input,
+    raised as a SyntaxError so that every caller that handles bad syntax handles it too."""
+
+
 def parse(source: str, filename: str = "<unknown>") -> ast.Module:
-    """`ast.parse(source, filename)`, one thread at a time."""
+    """`ast.parse(source, filename)`, one thread at a time.
+
+    Raises:
+        SyntaxError: the source is not Python; `Unparsable` when the parser ran out of depth or memory on it.
+    """
     with _LOCK:
-        return ast.parse(source, filename=filename)
+        try:
+            return ast.parse(source, filename=filename)
+        except (RecursionError, MemoryError) as exc:
+            raise Unparsable(f"too deeply nested to parse ({type(exc).__name__})") from None

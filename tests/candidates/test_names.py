@@ -2,7 +2,7 @@ import ast
 
 import pytest
 
-from kbx.candidates.names import Names, real_name
+from kbx.candidates.names import Names, literal_string, real_name
 
 
 def names(code: str) -> Names:
@@ -25,6 +25,11 @@ def expr(code: str) -> ast.expr:
         ("import torch\nop = getattr(torch, 'relu')", "op", "torch.relu"),
         ("import torch", "getattr(torch.nn, 'functional').relu", "torch.nn.functional.relu"),
         ("import torch\na, b = torch.relu, torch.erf", "b", "torch.erf"),
+        ("import torch\nimport operator", "operator.attrgetter('nn.functional.relu')(torch)",
+         "torch.nn.functional.relu"),
+        ("import os\nfrom operator import methodcaller as m", "m('system', 'id')(os)", "os.system"),
+        ("import torch", "getattr(torch, '_' + 'C')", "torch._C"),
+        ("import torch\nimport operator", "operator.attrgetter(f'_C')(torch)", "torch._C"),
     ],
 )
 def test_resolves_imports_assignments_and_literal_getattr(code, expression, dotted):
@@ -81,3 +86,11 @@ def test_real_name_looks_only_into_followed_modules():
     assert real_name("torch.importlib.import_module", ("triton",)) == "torch.importlib.import_module"
     assert real_name("os.sys.modules", ("os",)) == "sys.modules"
     assert real_name("not_a_module.x", ("not_a_module",)) == "not_a_module.x"
+
+
+@pytest.mark.parametrize(
+    ("expression", "value"),
+    [("'a'", "a"), ("'_' + 'C'", "_C"), ("f'x' 'y'", "xy"), ("'a' + b", None), ("f'{b}'", None), ("1 + 2", None)],
+)
+def test_literal_strings_fold_constants_only(expression, value):
+    assert literal_string(expr(expression)) == value

@@ -33,6 +33,16 @@ def test_syntax_error_is_compile_error():
     assert result.status is Status.COMPILE_ERROR and "line" in result.message
 
 
+@pytest.mark.parametrize(
+    "hostile",
+    ["X = " + "+".join(["1"] * 70_000), "X = " + "lambda: " * 3_000 + "0"],
+    ids=["long_sum", "nested_lambdas"],
+)
+def test_source_the_parser_gives_up_on_is_rejected_not_raised(hostile):
+    result = verdict(KERNEL + "\n" + hostile + "\ndef gelu(input, approximate='none'):\n    _k[(1,)](input, BLOCK=4)\n")
+    assert result.status is Status.REJECTED_STATIC and result.check == "analysable", result.message
+
+
 def test_missing_entry_point():
     result = verdict(KERNEL + "\ndef other(input):\n    _k[(1,)](input, BLOCK=4)\n")
     assert result.status is Status.REJECTED_STATIC and result.check == "entry_point"

@@ -37,7 +37,7 @@ from kbx.candidates.capabilities import (
     reached_name,
 )
 from kbx.candidates.fallbacks import torch_fallback, try_fallback
-from kbx.candidates.names import Names, root
+from kbx.candidates.names import ATTRIBUTE_GETTERS, Names, literal_string, root
 from kbx.candidates.violation import FUNCTION_NODES, Source, Violation
 from kbx.tasks.spec import normalise_op
 
@@ -169,6 +169,10 @@ def _introspection(src: Source) -> Iterator[Violation]:
             reason = f"uses {node.id}: {INTROSPECTION[node.id]}"
         elif _is_attribute_builtin(node, src.names) and id(node) not in called:
             reason = f"passes {node.id} around: called under another name, it reaches attributes these rules miss"
+        elif _is_getter(node, src.names) and id(node) not in called:
+            reason = f"passes {src.names.resolve(node)} around: {GETTER_NOT_APPLIED}"
+        elif isinstance(node, ast.Call) and _is_getter(node.func, src.names) and id(node) not in called:
+            reason = f"keeps an attribute getter ({src.names.resolve(node.func)}) to use later: {GETTER_NOT_APPLIED}"
         elif isinstance(node, (ast.Name, ast.alias)) and _binds_dunder(node):
             reason = f"binds {_bound_name(node)}: {REWRITES_DUNDERS}"
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -212,7 +216,17 @@ def _introspected(text: str) -> str | None:
     return next((part for part in text.split(".") if part in INTROSPECTION), None)
 
 
-_ATTRIBUTE_GETTERS = ("operator.attrgetter", "operator.methodcaller")
+GETTER_NOT_APPLIED = (
+    "a getter of attributes by name is judged where it is applied to its object at once; stored, mapped or "
+    "wrapped (`map`, `functools.partial`), what it reaches is unknown"
+)
+
+
+def _is_getter(node: ast.AST, names: Names) -> bool:
+    """A read of `operator.attrgetter` or `operator.methodcaller`, under any alias."""
+    return isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load) and (
+        names.resolve(node) in ATTRIBUTE_GETTERS
+    )
 
 
 def _is_attribute_builtin(node: ast.AST, names: Names) -> TypeGuard[ast.Name]:
@@ -233,17 +247,24 @@ def _attribute_call(node: ast.Call, names: Names) -> str | None:
         if len(node.args) < 2:
             return None
         attribute = node.args[1]
-        if not (isinstance(attribute, ast.Constant) and isinstance(attribute.value, str)):
+        literal = literal_string(attribute)
+        if literal is None:
             if names.resolve(node.args[0]) is None:
                 return f"{func.id} with a computed name can reach __globals__, __code__ and frames past these rules"
-        elif func.id != "getattr" and _is_dunder(attribute.value):
-            return f"{func.id} of {attribute.value}: {REWRITES_DUNDERS}"
+        elif func.id != "getattr" and _is_dunder(literal):
+            return f"{func.id} of {literal}: {REWRITES_DUNDERS}"
+        elif (named := _introspected(literal)) is not None:
+            return f"{func.id} of {literal}: {INTROSPECTION[named]}"
         return None
     getter = names.resolve(func)
-    if getter in _ATTRIBUTE_GETTERS:
+    if getter in ATTRIBUTE_GETTERS:
         picked = node.args[:1] if getter == "operator.methodcaller" else node.args
-        if not all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in picked):
+        texts = [literal_string(a) for a in picked]
+        if not texts or any(t is None for t in texts):
             return f"{getter} with a computed name can reach __globals__, __code__ and frames past these rules"
+        named = next((n for t in texts if t is not None and (n := _introspected(t))), None)
+        if named is not None:
+            return f"{getter} of {named}: {INTROSPECTION[named]}"
     return None
 
 

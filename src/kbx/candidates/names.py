@@ -38,7 +38,9 @@ class Names:
     def resolve(self, node: ast.expr) -> str | None:
         """The dotted name `node` stands for (`T.cuda.Stream` -> `torch.cuda.Stream`), or None if not an import.
 
-        `getattr(x, "name")` with a literal name counts as `x.name`.
+        `getattr(x, "name")` with a literal name counts as `x.name`, as do `operator.attrgetter("name")(x)` (a dotted
+        path too: `attrgetter("a.b")(x)` is `x.a.b`) and `operator.methodcaller("name", ...)(x)`; a literal may be
+        folded from pieces (`"_" + "C"`, an f-string of constants).
         """
         parts: list[str] = []
         while True:
@@ -55,17 +57,20 @@ class Names:
         return ".".join([self.aliases[node.id], *reversed(parts)])
 
     def literal_getattr(self, node: ast.expr) -> tuple[ast.expr, str] | None:
-        """(object, name) for `getattr(object, "name")` with a string literal name, else None."""
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Name)
-            and node.func.id == "getattr"
-            and node.func.id not in self.aliases
-            and len(node.args) >= 2
-            and isinstance(node.args[1], ast.Constant)
-            and isinstance(node.args[1].value, str)
-        ):
-            return node.args[0], node.args[1].value
+        """(object, name) for `getattr(object, "name")` with a literal name, or an attribute getter built with one
+        and applied at once (`operator.attrgetter("a.b")(object)`, `operator.methodcaller("m", ...)(object)`);
+        else None."""
+        if not isinstance(node, ast.Call):
+            return None
+        func = node.func
+        if isinstance(func, ast.Name) and func.id == "getattr" and func.id not in self.aliases:
+            name = literal_string(node.args[1]) if len(node.args) >= 2 else None
+            return (node.args[0], name) if name is not None else None
+        if isinstance(func, ast.Call) and func.args and len(node.args) == 1 and not node.keywords:
+            getter = self.resolve(func.func)
+            if getter in ATTRIBUTE_GETTERS and (getter == "operator.methodcaller" or len(func.args) == 1):
+                name = literal_string(func.args[0])
+                return (node.args[0], name) if name is not None else None
         return None
 
     def references(self) -> Iterator[tuple[ast.expr, str]]:
@@ -100,6 +105,23 @@ class Names:
                 if dotted is not None:
                     self.aliases[name] = dotted
                     changed = True
+
+
+ATTRIBUTE_GETTERS = ("operator.attrgetter", "operator.methodcaller")
+"""Callables that build a getter of an attribute named by a string."""
+
+
+def literal_string(node: ast.expr) -> str | None:
+    """The string a literal expression always evaluates to: a constant, `+` of such, or an f-string of constants."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = literal_string(node.left), literal_string(node.right)
+        return None if left is None or right is None else left + right
+    if isinstance(node, ast.JoinedStr):
+        pieces = [literal_string(v) for v in node.values]
+        return None if any(p is None for p in pieces) else "".join(p for p in pieces if p is not None)
+    return None
 
 
 def root(dotted: str) -> str:

@@ -53,7 +53,17 @@ def check_static(
     if code is None or not code.strip():
         return StaticVerdict(Status.REJECTED_STATIC, "has_code", problem or "the candidate has no code")
     try:
+        return _check_source(code, entry_point, signature, forbidden)
+    except Exception as exc:  # hostile source (nesting, size) must not take the run down: the candidate's verdict
+        what = f"{type(exc).__name__}: {str(exc)[:200]}".rstrip(": ")
+        return StaticVerdict(Status.REJECTED_STATIC, "analysable", f"the source could not be analysed ({what})")
+
+
+def _check_source(code: str, entry_point: str, signature: Signature, forbidden: Iterable[str]) -> StaticVerdict:
+    try:
         tree = syntax.parse(code)
+    except syntax.Unparsable as exc:
+        return StaticVerdict(Status.REJECTED_STATIC, "analysable", f"the source could not be analysed: {exc.msg}")
     except SyntaxError as exc:
         return StaticVerdict(Status.COMPILE_ERROR, "parses", f"syntax error on line {exc.lineno}: {exc.msg}")
     violation = find_violation(tree, forbidden)

@@ -22,6 +22,8 @@ import weakref
 from pathlib import Path
 from typing import Any
 
+from kbx.evaluation.confinement.enter import ConfinementSpec, confine, split
+
 _TRACE_LIMIT = 4000
 _DENIED: list[str] = []
 """What the audit hook refused the candidate (`kbx.evaluation.audit`)."""
@@ -53,6 +55,8 @@ class _Channel:
 def main(argv: list[str]) -> int:
     spec = json.loads(Path(argv[0]).read_text())
     Path(argv[0]).unlink(missing_ok=True)  # nothing in the job directory may tell the candidate about its job
+    confinement = ConfinementSpec.from_json(spec["confinement"])
+    split(confinement)  # from here on, this process is PID 1 of its own namespace (the warden waits outside)
     channel = _Channel(spec["channel_fd"], spec["ack_fd"])
     _limit_resources(spec["limits"])
     from kbx.evaluation.audit import install_audit_hook
@@ -78,6 +82,12 @@ def main(argv: list[str]) -> int:
     task = read_task(Path(spec["task_dir"]))
     make_inputs = import_task(task).make_inputs
     timer = _Timer(device)  # binds the timing functions before any candidate code runs
+    _import_what_the_session_uses()
+    try:
+        confine(confinement, spec["job_dir"])
+    except OSError as exc:  # the harness's failure, not the candidate's: the orchestrator stops the run
+        channel.send("confinement_failed", error=f"{type(exc).__name__}: {exc}")
+        return 0
     recorder = TorchComputeRecorder()
     watched = [outputs, _Channel, _Timer, _Session, sys.modules[__name__], refresh.ValueRefresher, TorchComputeRecorder]
     guards = Guards(device, watched=watched, denied=_DENIED)
@@ -100,6 +110,15 @@ def main(argv: list[str]) -> int:
             return 0
     channel.send("finished")
     return 0
+
+
+def _import_what_the_session_uses() -> None:
+    """Import every kbx module the session imports lazily: once confined, kbx's source is not there to read."""
+    import kbx.evaluation.bench_inputs
+    import kbx.evaluation.cases
+    import kbx.evaluation.conversation
+    import kbx.evaluation.outputs
+    import kbx.timing.measure  # noqa: F401
 
 
 class _Session:

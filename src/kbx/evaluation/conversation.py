@@ -22,6 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from kbx.errors import KbxError
 from kbx.evaluation.cases import Case, case_seed
 from kbx.evaluation.gpu_gate import GpuGate
 from kbx.evaluation.performance import PerformanceStage
@@ -138,6 +139,8 @@ class Conversation:
         self._since = now
 
     def _answer(self, event: dict[str, Any], kind: Any) -> str | None:
+        if kind == "confinement_failed" and not self._started:  # sent before any candidate code could run
+            raise KbxError(f"the candidate worker could not confine itself: {str(event.get('error'))[:300]}")
         if kind in ("import_error", "case_error"):
             if kind == "case_error" and event.get("index") in self._reported:
                 return self._forge(f"a failure reported for case {event.get('index')}, which was reported done")

@@ -19,9 +19,12 @@ from typing import Any, Literal
 
 from kbx.candidates.source import Candidate
 from kbx.candidates.static import check_static
+from kbx.errors import KbxError
 from kbx.evaluation.audit import JOB_PREFIX
 from kbx.evaluation.bench_inputs import TimingSettings
 from kbx.evaluation.cases import Case, new_secret_seed, plan_cases, reproducibility_cases
+from kbx.evaluation.confinement.enter import default_hidden, for_this_process, unavailable
+from kbx.evaluation.confinement.libc import set_undumpable
 from kbx.evaluation.conversation import TIMED, Conversation, refill_case
 from kbx.evaluation.gpu_gate import GpuGate, gpu_gate
 from kbx.evaluation.performance import PerformanceStage
@@ -58,10 +61,18 @@ class Evaluator:
         `gpu`: pin the trusted worker and every candidate worker to this one GPU (a `CUDA_VISIBLE_DEVICES`
         entry); None uses the devices the environment makes visible."""
         self.gpu = gpu
+        set_undumpable()  # the orchestrator: no candidate may read its memory, whatever UID it runs as
+        if limits is None or limits.confined:
+            why = unavailable(for_this_process(True, default_hidden()))
+            if why is not None:
+                raise KbxError(f"this machine cannot confine candidates ({why}); --unconfined runs them without it")
         self._trusted = TrustedWorker(device, gpu)
         self.device = self._trusted.device
         self.environment = self._trusted.environment
-        self.limits = limits or Limits(timeout_s=DEFAULT_TIMEOUT_S[self.device])
+        limits = limits or Limits()
+        self.limits = limits if limits.timeout_s else replace(limits, timeout_s=DEFAULT_TIMEOUT_S[self.device])
+        self.confinement = for_this_process(self.limits.confined, default_hidden())
+        self.environment = {**self.environment, "confinement": self.confinement.describe()}
         self.secret_seed = new_secret_seed() if secret_seed is None else secret_seed
         self._trusted_lock = threading.Lock()
         self.timing = timing
@@ -137,7 +148,8 @@ class Evaluator:
         conversation = Conversation(cases, judge_case, job_dir, stage, extra.index if extra else None, gate)
         try:
             run = run_worker(
-                task.path, candidate.code, self.device, self.limits, job_dir, conversation.on_event, self.gpu
+                task.path, candidate.code, self.device, self.limits, job_dir, conversation.on_event, self.gpu,
+                self.confinement,
             )
         finally:
             if stage is not None:

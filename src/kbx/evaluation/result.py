@@ -89,6 +89,7 @@ class Evaluation:
             "call_ok": self.call_ok,
             "exe_ok": self.exe_ok,
             "device": self.device,
+            "confinement": self.environment.get("confinement"),
             "stage": self.stage,
             "message": self.message,
             "speedup_eager": self._timed("speedup_eager"),

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import kbx
+from kbx.evaluation.confinement.enter import ConfinementSpec, default_hidden, for_this_process
 
 _KEEP_ENV = ("PATH", "LANG", "LC_ALL", "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "CUDA_VISIBLE_DEVICES",
              "TRITON_PTXAS_PATH", "TRITON_LIBCUDA_PATH", "NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST",
@@ -34,8 +35,11 @@ _GIB = 1 << 30
 class Limits:
     """Resource limits of one candidate worker."""
 
-    timeout_s: float = 300.0
-    """Wall-clock limit for the whole job (import, compile, every case)."""
+    timeout_s: float | None = None
+    """Wall-clock limit for the whole job (import, compile, every case); None: the device's default
+    (`kbx.evaluation.pipeline.DEFAULT_TIMEOUT_S`)."""
+    confined: bool = True
+    """Run the worker in its OS confinement (`kbx.evaluation.confinement`); False only with `--unconfined`."""
     memory_bytes: int | None = 8 * _GIB
     """Address-space cap; applied on the CPU only (CUDA reserves huge virtual ranges)."""
     file_bytes: int = 32 * _GIB
@@ -72,15 +76,19 @@ pipe (a JSON command or "stop"), or None to send nothing. Its time is not charge
 
 
 def run_worker(
-    task_dir: Path, code: str, device: str, limits: Limits, job_dir: Path, on_event: OnEvent, gpu: str | None = None
+    task_dir: Path, code: str, device: str, limits: Limits, job_dir: Path, on_event: OnEvent, gpu: str | None = None,
+    confinement: ConfinementSpec | None = None,
 ) -> WorkerRun:
     """Start a candidate worker and wait for it, killing it at the time limit. The worker learns its work one
     command at a time from `on_event`'s replies, so nothing it can read tells it what comes next. `gpu`: the one
     GPU (a `CUDA_VISIBLE_DEVICES` entry) the worker may see; None leaves the visible devices as they are.
+    `confinement`: how the worker confines itself before importing the candidate (default: as `limits` says, for
+    this process's user).
 
     Raises:
         Exception: whatever `on_event` raised (a harness bug); the worker is killed first.
     """
+    assert limits.timeout_s is not None, "the Evaluator resolves the device's default limit"
     cwd = job_dir / "cwd"
     cwd.mkdir(parents=True)
     candidate_file = job_dir / "candidate.py"
@@ -96,6 +104,7 @@ def run_worker(
         "cwd": str(cwd),
         "device": device,
         "limits": _rlimits(limits, device),
+        "confinement": (confinement or for_this_process(limits.confined, default_hidden())).to_json(),
     }
     spec_file = job_dir / "job.json"
     spec_file.write_text(json.dumps(spec))

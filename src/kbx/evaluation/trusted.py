@@ -22,6 +22,7 @@ from typing import Any
 
 from kbx.errors import KbxError, ReferenceFailed
 from kbx.evaluation.cases import workload_of
+from kbx.evaluation.confinement.libc import set_undumpable
 from kbx.tasks.spec import Workload
 
 _CACHE_BYTES = 4 << 30
@@ -116,6 +117,7 @@ def _serve(conn: Connection, device: str, gpu: str | None = None) -> None:
     # An interrupt (Ctrl-C, `timeout -s INT`) reaches the whole process group: the orchestrator handles it and
     # closes this worker; here it would only end a request half-served with a traceback.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    set_undumpable()  # it holds the reference outputs: no other process may read its memory
     if gpu is not None:  # before CUDA initialises in this process
         os.environ["CUDA_VISIBLE_DEVICES"] = gpu
     state = _State(device)

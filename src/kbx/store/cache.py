@@ -19,8 +19,9 @@ import kbx
 _VERDICT_CODE = ("candidates", "evaluation", "timing", "tasks")
 """The packages whose code decides a verdict or a timing: changing any of them changes the harness version."""
 
-_DEVICE_FIELDS = ("device", "gpu", "compute_capability", "cuda", "torch", "triton", "triton_mode")
-"""The environment fields that make a device the same device for caching (not the host name)."""
+_DEVICE_FIELDS = ("device", "gpu", "compute_capability", "cuda", "torch", "triton", "triton_mode", "confinement")
+"""The environment fields that make a device the same device for caching (not the host name); an unconfined
+verdict is never served to a confined run, nor the other way round."""
 
 
 @cache
