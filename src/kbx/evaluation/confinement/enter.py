@@ -72,7 +72,9 @@ def confine(spec: ConfinementSpec, job_dir: str) -> None:
         _give_away(job_dir, spec.uid, spec.gid)
     cwd = os.getcwd()
     view.build_view(plan)
-    os.chdir(cwd)  # pivot_root left it at the new root; the job's own directory is at the same path
+    # pivot_root left the process at the new root; a worker's directory is inside its job directory, at the same
+    # path in the view, while a directory outside it (where a probe was started) need not exist there.
+    os.chdir(cwd if os.path.isdir(cwd) else job_dir)
     if spec.user_namespace:
         libc.drop_capabilities()
     else:
