@@ -34,7 +34,7 @@ import torch, triton
 t3 = time.perf_counter()
 confine(spec, sys.argv[2])
 t4 = time.perf_counter()
-print(json.dumps({{"split_ms": (t2 - t1) * 1e3, "confine_ms": (t4 - t3) * 1e3}}))
+print(json.dumps({{"split_ms": (t2 - t1) * 1e3, "confine_ms": (t4 - t3) * 1e3, "printed": time.time()}}), flush=True)
 """
 
 
@@ -47,19 +47,23 @@ def _one(confined: bool, src: str) -> dict[str, float]:
                               capture_output=True, text=True, check=True)
     finally:
         shutil.rmtree(job, ignore_errors=True)
+    ended = time.time()
     wall = (time.perf_counter() - start) * 1e3
-    return {**json.loads(done.stdout.strip().splitlines()[-1]), "wall_ms": wall}
+    row = json.loads(done.stdout.strip().splitlines()[-1])
+    return {"split_ms": row["split_ms"], "confine_ms": row["confine_ms"], "exit_ms": (ended - row["printed"]) * 1e3,
+            "wall_ms": wall}
 
 
 def main(n: int = 15) -> None:
     src = str(Path(kbx.__file__).resolve().parent.parent)
     rows = {mode: [_one(mode, src) for _ in range(n)] for mode in (False, True)}
     print(f"# {platform.node()} {platform.machine()} python {platform.python_version()}, n={n}, medians in ms")
-    print("| confinement | process wall | split (PID namespace, fork) | confine (view, UID, seccomp) |")
-    print("|---|---|---|---|")
+    print("| confinement | process wall | split (PID namespace, fork) | confine (view, UID, seccomp) | exit |")
+    print("|---|---|---|---|---|")
     for mode, runs in rows.items():
         med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
-        print(f"| {'on' if mode else 'off'} | {med['wall_ms']:.1f} | {med['split_ms']:.2f} | {med['confine_ms']:.2f} |")
+        print(f"| {'on' if mode else 'off'} | {med['wall_ms']:.1f} | {med['split_ms']:.2f} | {med['confine_ms']:.2f} "
+              f"| {med['exit_ms']:.1f} |")
     on = statistics.median(r["wall_ms"] for r in rows[True])
     off = statistics.median(r["wall_ms"] for r in rows[False])
     print(f"cost per candidate (median wall, on - off): {on - off:.1f} ms")

@@ -81,13 +81,13 @@ def main(argv: list[str]) -> int:
         torch.set_num_threads(1)
     task = read_task(Path(spec["task_dir"]))
     make_inputs = import_task(task).make_inputs
-    timer = _Timer(device)  # binds the timing functions before any candidate code runs
     _import_what_the_session_uses()
-    try:
+    try:  # before CUDA initialises: the driver reads /proc, which must be this PID namespace's own by then
         confine(confinement, spec["job_dir"])
     except OSError as exc:  # the harness's failure, not the candidate's: the orchestrator stops the run
         channel.send("confinement_failed", error=f"{type(exc).__name__}: {exc}")
         return 0
+    timer = _Timer(device)  # binds the timing functions before any candidate code runs
     recorder = TorchComputeRecorder()
     watched = [outputs, _Channel, _Timer, _Session, sys.modules[__name__], refresh.ValueRefresher, TorchComputeRecorder]
     guards = Guards(device, watched=watched, denied=_DENIED)
