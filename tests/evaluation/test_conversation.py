@@ -30,9 +30,13 @@ def talk(tmp_path):
     return conversation, judged, tmp_path
 
 
-def done(tmp_path: Path, index: int) -> dict:
+QUIET = {"ops": {}, "largest_input": 1000}
+"""The tally of a call in which torch did nothing but allocate."""
+
+
+def done(tmp_path: Path, index: int, torch_work: dict = QUIET) -> dict:
     (tmp_path / f"case_{index}.pt").write_bytes(b"")
-    return {"event": "case_done", "index": index, "file": f"case_{index}.pt", "mutated": []}
+    return {"event": "case_done", "index": index, "file": f"case_{index}.pt", "mutated": [], "torch_work": torch_work}
 
 
 def test_cases_are_handed_out_one_at_a_time(talk):
@@ -46,7 +50,7 @@ def test_cases_are_handed_out_one_at_a_time(talk):
     conversation.on_event({"event": "case_start", "index": 1})
     assert conversation.on_event(done(tmp_path, 1)) == "stop"
     assert conversation.on_event({"event": "finished"}) is None
-    assert judged == [0, 1] and conversation.forged == ""
+    assert judged == [0, 1] and conversation.rejected == ""
 
 
 @pytest.mark.parametrize(
@@ -66,7 +70,7 @@ def test_an_event_out_of_protocol_is_forged(talk, events):
     conversation.on_event({"event": "imported"})
     replies = [conversation.on_event(e) for e in events]
     assert replies[-1] == "stop"
-    assert conversation.forged.startswith("runtime.forged_channel")
+    assert conversation.rejected.startswith("runtime.forged_channel")
     assert judged == []
 
 
@@ -76,7 +80,7 @@ def test_a_second_report_of_a_judged_case_is_forged(talk):
         conversation.on_event(event)
     conversation.on_event(done(tmp_path, 0))
     assert conversation.on_event(done(tmp_path, 0)) == "stop"
-    assert "forged_channel" in conversation.forged
+    assert "forged_channel" in conversation.rejected
 
 
 def test_a_report_without_its_saved_file_is_forged(talk):
@@ -84,7 +88,38 @@ def test_a_report_without_its_saved_file_is_forged(talk):
     for event in ({"event": "started"}, {"event": "imported"}, {"event": "case_start", "index": 0}):
         conversation.on_event(event)
     assert conversation.on_event({"event": "case_done", "index": 0, "file": "case_0.pt", "mutated": []}) == "stop"
-    assert "forged_channel" in conversation.forged and judged == []
+    assert "forged_channel" in conversation.rejected and judged == []
+
+
+def test_a_report_whose_saved_file_is_a_link_is_forged(talk):
+    conversation, judged, tmp_path = talk
+    for event in ({"event": "started"}, {"event": "imported"}, {"event": "case_start", "index": 0}):
+        conversation.on_event(event)
+    (tmp_path / "elsewhere.pt").write_bytes(b"")
+    (tmp_path / "case_0.pt").symlink_to(tmp_path / "elsewhere.pt")
+    event = {"event": "case_done", "index": 0, "file": "case_0.pt", "mutated": [], "torch_work": QUIET}
+    assert conversation.on_event(event) == "stop"
+    assert "forged_channel" in conversation.rejected and judged == []
+
+
+@pytest.mark.parametrize(
+    ("torch_work", "rejected"),
+    [
+        ({"ops": {"aten.mul": 100, "aten.add": 100}, "largest_input": 8000}, False),  # partials: 200 < 1000
+        ({"ops": {"aten.mul": 600, "aten.add": 600}, "largest_input": 8000}, True),  # adds up past 1/8
+        ({"ops": {f"aten.op{i}": 50 for i in range(30)}, "largest_input": 8000}, True),  # many small ops
+        (None, True),  # no tally at all
+        ({"ops": "lots", "largest_input": 8000}, True),  # not a tally
+    ],
+)
+def test_torchs_work_is_judged_here_from_the_reported_tally(talk, torch_work, rejected):
+    conversation, judged, tmp_path = talk
+    for event in ({"event": "started"}, {"event": "imported"}, {"event": "case_start", "index": 0}):
+        conversation.on_event(event)
+    reply = conversation.on_event(done(tmp_path, 0, torch_work))
+    assert (reply == "stop") is rejected
+    assert conversation.rejected.startswith("runtime.torch_compute") is rejected
+    assert judged == ([] if rejected else [0])
 
 
 def test_the_gpu_is_shared_from_the_first_case_until_the_last_is_judged(tmp_path):

@@ -179,16 +179,18 @@ class _Session:
             self.channel.send("case_error", index=index, **_describe(exc, importing=False))
             return False
         violation = self.guards.after_call(result, inputs)
-        problem = violation.message() if violation is not None else self.recorder.violation(inputs)
-        if problem:
-            self.channel.send("case_error", index=index, status="REJECTED_RUNTIME", error=problem, traceback="")
+        if violation is not None:
+            self.channel.send(
+                "case_error", index=index, status="REJECTED_RUNTIME", error=violation.message(), traceback=""
+            )
             return False
+        tally = self.recorder.tally(inputs)
         path = self.job_dir / f"case_{index}.pt"
         mutated = outputs.changed_inputs(pristine, inputs)
         torch.save({"outputs": outputs.pack_outputs(result)}, path)
         del result, pristine
         self._kept = inputs
-        self.channel.send("case_done", index=index, file=path.name, mutated=mutated)
+        self.channel.send("case_done", index=index, file=path.name, mutated=mutated, torch_work=tally)
         return True
 
 

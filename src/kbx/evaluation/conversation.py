@@ -26,6 +26,7 @@ from kbx.errors import KbxError
 from kbx.evaluation.cases import Case, case_seed
 from kbx.evaluation.gpu_gate import GpuGate
 from kbx.evaluation.performance import PerformanceStage
+from kbx.evaluation.torch_compute import torch_compute_violation
 from kbx.tasks.spec import Task
 
 TIMED = -1
@@ -82,8 +83,9 @@ class Conversation:
         self._job_dir = job_dir
         self._stage = stage
         self._refill_index = refill_index
-        self.forged = ""
-        """Why the channel was taken as forged; empty when it was not."""
+        self.rejected = ""
+        """Why the orchestrator rejected the candidate from its reports (a forged channel, torch doing the work);
+        empty when it did not."""
         self._started = False
         self._imported = False
         self._asked: int | None = None
@@ -173,8 +175,12 @@ class Conversation:
         self._reported.add(case.index)
         path = self._job_dir / f"case_{case.index}.pt"
         mutated = event.get("mutated")
-        if event.get("file") != path.name or not path.is_file() or not isinstance(mutated, list):
+        if event.get("file") != path.name or path.is_symlink() or not path.is_file() or not isinstance(mutated, list):
             return self._forge(f"the report of {case.label()} does not match what the worker saves")
+        torch_work = torch_compute_violation(event.get("torch_work"))
+        if torch_work:
+            path.unlink(missing_ok=True)
+            return self._reject(torch_work)
         try:
             passed = self._judge(case, path, [str(name) for name in mutated])
         finally:
@@ -211,8 +217,11 @@ class Conversation:
         return line
 
     def _forge(self, why: str) -> str:
-        if not self.forged:
-            self.forged = f"runtime.forged_channel: {why}"
+        return self._reject(f"runtime.forged_channel: {why}")
+
+    def _reject(self, why: str) -> str:
+        if not self.rejected:
+            self.rejected = why
         self._stopped = True
         self._leave_cases()
         return "stop"

@@ -156,9 +156,9 @@ class Evaluator:
                 stage.close()
             conversation.close()
             shutil.rmtree(job_dir, ignore_errors=True)
-        if conversation.forged:
+        if conversation.rejected:
             evaluation = replace(
-                base, stage="call", status=Status.REJECTED_RUNTIME, message=conversation.forged,
+                base, stage="call", status=Status.REJECTED_RUNTIME, message=conversation.rejected,
                 worker_output=run.output,
             )
         else:
