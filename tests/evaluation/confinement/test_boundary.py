@@ -226,3 +226,49 @@ def test_seccomp_denies_process_inspection_and_namespace_changes(job_dir):
     )
     eperm = seen.pop("errno_EPERM")
     assert all(value == eperm for value in seen.values()), seen
+
+
+def _python_for_nobody() -> str | None:
+    """An interpreter an unprivileged user can run (the test's own may live in root's home)."""
+    if os.geteuid() != 0:
+        return None
+    for candidate in (sys.executable, "/usr/bin/python3"):
+        try:
+            probe = subprocess.run([candidate, "-c", "import json"], capture_output=True, check=False,
+                                   preexec_fn=_become_nobody)
+        except OSError:  # not executable by that user
+            continue
+        if probe.returncode == 0:
+            return candidate
+    return None
+
+
+def _become_nobody() -> None:
+    os.setgroups([])
+    os.setresgid(65534, 65534, 65534)
+    os.setresuid(65534, 65534, 65534)
+
+
+def test_without_root_the_candidate_is_confined_in_a_user_namespace(job_dir):
+    python = _python_for_nobody()
+    if python is None:
+        pytest.skip("needs root (to become an unprivileged user) and an interpreter that user can run")
+    os.chown(job_dir, 65534, 65534)
+    payload = """
+        status = dict(line.split(":\\t", 1) for line in open("/proc/self/status").read().splitlines() if ":\\t" in line)
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        print(json.dumps({"spec": spec.user_namespace, "pid": os.getpid(), "cap": status["CapEff"].strip(),
+                          "seccomp": status["Seccomp"].strip(), "source": os.path.exists(sys.argv[3]),
+                          "mount": libc.mount(b"none", b"/tmp", b"tmpfs", 0, None)}))
+    """
+    code = PRELUDE.replace("spec = ConfinementSpec.from_json(json.loads(sys.argv[1]))",
+                           "spec = for_this_process(True, default_hidden())").replace(
+        "import ConfinementSpec, confine, split", "import confine, default_hidden, for_this_process, split")
+    done = subprocess.run(
+        [python, "-I", "-c", code + textwrap.dedent(payload), "{}", str(job_dir), str(Path(kbx.__file__).parent)],
+        capture_output=True, text=True, timeout=60, check=False, preexec_fn=_become_nobody, env={"HOME": "/"},
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen == {"spec": True, "pid": 1, "cap": "0000000000000000", "seccomp": "2", "source": False, "mount": -1}
