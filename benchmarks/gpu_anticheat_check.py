@@ -22,8 +22,8 @@ from pathlib import Path
 from kbx.candidates.source import Candidate
 from kbx.evaluation import cases
 from kbx.evaluation.bench_inputs import TimingSettings
-from kbx.evaluation.pipeline import Evaluator
-from kbx.evaluation.sandbox import Limits
+from kbx.evaluation.orchestrator.pipeline import Evaluator
+from kbx.evaluation.orchestrator.sandbox import Limits
 from kbx.tasks.registry import load_suite
 from kbx.tasks.suite_check import expected_status
 

@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import TextIO
 
 from kbx.candidates.source import Candidate
-from kbx.evaluation.pipeline import Evaluator
+from kbx.evaluation.orchestrator.pipeline import Evaluator
+from kbx.evaluation.orchestrator.sandbox import Limits
 from kbx.evaluation.result import Evaluation
-from kbx.evaluation.sandbox import Limits
 from kbx.tasks.registry import load_suite, select
 from kbx.tasks.spec import Task
 from kbx.tasks.suite_check import expected_status

@@ -20,8 +20,8 @@ os.environ.setdefault("TRITON_INTERPRET", "1")
 
 import torch  # noqa: E402
 
-from kbx.evaluation.compare import judge  # noqa: E402
-from kbx.evaluation.interpreter import install_interpreter_shims  # noqa: E402
+from kbx.evaluation.candidate.interpreter import install_interpreter_shims  # noqa: E402
+from kbx.evaluation.trusted.compare import judge  # noqa: E402
 from kbx.tasks.meta import read_task  # noqa: E402
 from kbx.tasks.module import import_task  # noqa: E402
 from kbx.tasks.suite_check import expected_status  # noqa: E402

@@ -17,8 +17,8 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 
 from kbx.candidates.source import Candidate
 from kbx.errors import TaskError
-from kbx.evaluation.pipeline import Evaluator
-from kbx.evaluation.sandbox import Limits
+from kbx.evaluation.orchestrator.pipeline import Evaluator
+from kbx.evaluation.orchestrator.sandbox import Limits
 from kbx.tasks.registry import load_suite, select
 from kbx.tasks.suite_check import expected_status
 from kbx.tasks.validate import check_code

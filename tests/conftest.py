@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from kbx.evaluation.pipeline import Evaluator
-from kbx.evaluation.sandbox import Limits
+from kbx.evaluation.orchestrator.pipeline import Evaluator
+from kbx.evaluation.orchestrator.sandbox import Limits
 from kbx.tasks.registry import default_suite_root, load_suite
 from kbx.tasks.spec import Task
 

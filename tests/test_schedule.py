@@ -59,7 +59,7 @@ def test_a_harness_error_in_one_job_is_raised():
 
 
 def test_a_pinned_candidate_worker_sees_only_its_gpu(tmp_path):
-    from kbx.evaluation.sandbox import _scrubbed_env
+    from kbx.evaluation.orchestrator.sandbox import _scrubbed_env
 
     assert _scrubbed_env(tmp_path, "cuda", "1")["CUDA_VISIBLE_DEVICES"] == "1"
     assert _scrubbed_env(tmp_path, "cpu", None)["CUDA_VISIBLE_DEVICES"] == ""

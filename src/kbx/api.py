@@ -1,7 +1,7 @@
 """The one-call Python API: `kbx.evaluate(task, source)`.
 
 Each call starts (and stops) a trusted worker; to evaluate many candidates, hold one
-`kbx.evaluation.pipeline.Evaluator` open instead and call its `evaluate` repeatedly.
+`kbx.evaluation.orchestrator.pipeline.Evaluator` open instead and call its `evaluate` repeatedly.
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from pathlib import Path
 
 from kbx.candidates.extract import extract_code
 from kbx.candidates.source import Candidate
-from kbx.evaluation.pipeline import Evaluator
+from kbx.evaluation.orchestrator.pipeline import Evaluator
+from kbx.evaluation.orchestrator.sandbox import Limits
 from kbx.evaluation.result import Evaluation
-from kbx.evaluation.sandbox import Limits
 from kbx.tasks.registry import load_suite, select
 from kbx.tasks.spec import Task
 

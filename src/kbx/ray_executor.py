@@ -21,8 +21,8 @@ from kbx.candidates.source import Candidate
 from kbx.errors import KbxError
 from kbx.evaluation.bench_inputs import TimingSettings
 from kbx.evaluation.cases import new_secret_seed
+from kbx.evaluation.orchestrator.sandbox import Limits
 from kbx.evaluation.result import Evaluation
-from kbx.evaluation.sandbox import Limits
 from kbx.tasks.spec import Task
 
 
@@ -31,7 +31,7 @@ class EvaluatorActor:
 
     def __init__(self, device: str, timeout_s: float | None, secret_seed: int, timing: dict[str, Any] | None,
                  suite: str | None, confined: bool = True) -> None:
-        from kbx.evaluation.pipeline import Evaluator
+        from kbx.evaluation.orchestrator.pipeline import Evaluator
         from kbx.tasks.registry import load_suite
 
         limits = Limits(timeout_s=timeout_s, confined=confined)

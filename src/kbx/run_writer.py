@@ -11,7 +11,7 @@ from typing import Any, TextIO
 
 from kbx.candidates.source import Candidate
 from kbx.errors import ReferenceFailed
-from kbx.evaluation.pipeline import Evaluator, combine
+from kbx.evaluation.orchestrator.pipeline import Evaluator, combine
 from kbx.evaluation.result import Evaluation
 from kbx.status import Status
 from kbx.store.cache import cache_key

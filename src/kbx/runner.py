@@ -22,9 +22,9 @@ from kbx.candidates.ingest import ingest
 from kbx.candidates.source import Candidate
 from kbx.errors import KbxError, ReferenceFailed
 from kbx.evaluation.bench_inputs import TimingSettings
-from kbx.evaluation.pipeline import Evaluator
+from kbx.evaluation.orchestrator.pipeline import Evaluator
+from kbx.evaluation.orchestrator.sandbox import Limits
 from kbx.evaluation.result import Evaluation
-from kbx.evaluation.sandbox import Limits
 from kbx.generate.settings import GenerationSettings
 from kbx.run_writer import Writer, say
 from kbx.schedule import describe, environment, longest_first, open_evaluators, run_all

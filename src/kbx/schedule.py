@@ -19,8 +19,8 @@ from typing import Any, TypeVar
 
 from kbx.evaluation.bench_inputs import TimingSettings
 from kbx.evaluation.cases import new_secret_seed
-from kbx.evaluation.pipeline import Evaluator
-from kbx.evaluation.sandbox import Limits
+from kbx.evaluation.orchestrator.pipeline import Evaluator
+from kbx.evaluation.orchestrator.sandbox import Limits
 
 Job = TypeVar("Job")
 Outcome = TypeVar("Outcome")

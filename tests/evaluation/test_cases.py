@@ -84,7 +84,7 @@ def test_the_orchestrator_plans_perturbed_cases_without_torch():
 
 def test_a_randomised_task_is_called_again_on_its_first_cases_inputs_with_the_same_and_a_moved_seed():
     from kbx.evaluation.cases import reproducibility_cases, with_seed_shift
-    from kbx.evaluation.conversation import refill_case
+    from kbx.evaluation.orchestrator.conversation import refill_case
 
     dropout = read_task(default_suite_root() / "Random" / "dropout")
     cases = plan_cases(dropout, "cpu", 99)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from kbx.candidates.source import Candidate
-from kbx.evaluation.pipeline import Evaluator
-from kbx.evaluation.sandbox import Limits
+from kbx.evaluation.orchestrator.pipeline import Evaluator
+from kbx.evaluation.orchestrator.sandbox import Limits
 from kbx.tasks.suite_check import expected_status
 from tests.conftest import FIXTURES
 

@@ -7,8 +7,8 @@ import pytest
 
 from kbx.candidates.source import Candidate
 from kbx.evaluation.bench_inputs import TimingSettings
-from kbx.evaluation.pipeline import Evaluator
-from kbx.evaluation.sandbox import Limits
+from kbx.evaluation.orchestrator.pipeline import Evaluator
+from kbx.evaluation.orchestrator.sandbox import Limits
 from tests.conftest import FIXTURES
 
 pytestmark = pytest.mark.gpu
@@ -90,7 +90,7 @@ def test_candidates_evaluated_side_by_side_are_timed_one_at_a_time(timed_evaluat
 
 
 def test_the_two_parts_of_a_timed_run_split_the_cases_at_the_bench_workloads(timed_evaluator, suite):
-    from kbx.evaluation.pipeline import combine
+    from kbx.evaluation.orchestrator.pipeline import combine
 
     task = suite["relu"]
     path = task.path / "solution.py"

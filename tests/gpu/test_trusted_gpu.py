@@ -8,7 +8,7 @@ import shutil
 import pytest
 
 from kbx.errors import ReferenceFailed
-from kbx.evaluation.trusted import TrustedWorker
+from kbx.evaluation.orchestrator.trusted_client import TrustedWorker
 from kbx.tasks.registry import default_suite_root
 
 pytestmark = pytest.mark.gpu
@@ -40,8 +40,8 @@ def test_bernoulli_without_its_input_range_is_not_judged_and_the_evaluator_goes_
     evaluator times the next candidate."""
     from kbx.candidates.source import Candidate
     from kbx.evaluation.bench_inputs import TimingSettings
-    from kbx.evaluation.pipeline import Evaluator
-    from kbx.evaluation.sandbox import Limits
+    from kbx.evaluation.orchestrator.pipeline import Evaluator
+    from kbx.evaluation.orchestrator.sandbox import Limits
     from kbx.tasks.meta import read_task
 
     folder = tmp_path / "Random" / "bernoulli"

@@ -62,7 +62,7 @@ def _relu_sets():
 
 
 def test_work_on_a_side_stream_shows_on_the_host_and_is_called_hidden():
-    from kbx.evaluation.performance import hidden_work
+    from kbx.evaluation.orchestrator.performance import hidden_work
 
     side = torch.cuda.Stream()
 

@@ -38,7 +38,7 @@ class Comparison:
     against: str = "reference"
     """What the output was judged against: the reference at the task dtype, or `float64` — per element the nearer
     of that reference and the same reference run on float64 copies of the inputs, rounded to the output dtype,
-    consulted when the first judgement fails (`kbx.evaluation.compare.second_opinion`)."""
+    consulted when the first judgement fails (`kbx.evaluation.trusted.compare.second_opinion`)."""
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

@@ -126,7 +126,7 @@ class Contract:
     """For `quantized`: the largest allowed RMS(out - ref) / RMS(ref)."""
     second_opinion: bool = True
     """Whether a value mismatch may be judged again against the reference run in float64
-    (`kbx.evaluation.compare.second_opinion`); False for references whose meaning depends on the dtype (e.g. the
+    (`kbx.evaluation.trusted.compare.second_opinion`); False for references whose meaning depends on the dtype (e.g. the
     dtype's largest value as a default)."""
 
     def tolerance(self, dtype: str, workload: Workload) -> Tolerance:

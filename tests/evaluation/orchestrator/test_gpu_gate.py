@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from kbx.evaluation.gpu_gate import GpuGate, gpu_gate
+from kbx.evaluation.orchestrator.gpu_gate import GpuGate, gpu_gate
 
 
 def in_thread(action) -> tuple[threading.Thread, threading.Event]:

@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from kbx.candidates.source import Candidate
 from kbx.evaluation.cases import Case
-from kbx.evaluation.conversation import Conversation
-from kbx.evaluation.gpu_gate import GpuGate
+from kbx.evaluation.orchestrator.conversation import Conversation
+from kbx.evaluation.orchestrator.gpu_gate import GpuGate
+from kbx.evaluation.protocol import decode
 from tests.conftest import FIXTURES
+
+
+def on(conversation: Conversation) -> Callable[[dict], str | None]:
+    """The conversation's answer to an event given as the worker would write it (a JSON object)."""
+    return lambda raw: conversation.on_event(decode(json.dumps(raw)))
 
 
 def make_cases(n: int) -> list[Case]:
@@ -41,15 +48,15 @@ def done(tmp_path: Path, index: int, torch_work: dict = QUIET) -> dict:
 
 def test_cases_are_handed_out_one_at_a_time(talk):
     conversation, judged, tmp_path = talk
-    assert conversation.on_event({"event": "started"}) is None
-    first = json.loads(conversation.on_event({"event": "imported"}))
+    assert on(conversation)({"event": "started", "pid": 1}) is None
+    first = json.loads(on(conversation)({"event": "imported"}))
     assert first["cmd"] == "case" and first["index"] == 0 and "refill" not in first
-    assert conversation.on_event({"event": "case_start", "index": 0}) is None
-    second = json.loads(conversation.on_event(done(tmp_path, 0)))
+    assert on(conversation)({"event": "case_start", "index": 0}) is None
+    second = json.loads(on(conversation)(done(tmp_path, 0)))
     assert second["index"] == 1 and second["refill"] is True
-    conversation.on_event({"event": "case_start", "index": 1})
-    assert conversation.on_event(done(tmp_path, 1)) == "stop"
-    assert conversation.on_event({"event": "finished"}) is None
+    on(conversation)({"event": "case_start", "index": 1})
+    assert on(conversation)(done(tmp_path, 1)) == "stop"
+    assert on(conversation)({"event": "finished"}) is None
     assert judged == [0, 1] and conversation.rejected == ""
 
 
@@ -60,15 +67,17 @@ def test_cases_are_handed_out_one_at_a_time(talk):
         [{"event": "case_start", "index": 1}],  # a case not asked for
         [{"event": "case_start", "index": 0}, {"event": "case_start", "index": 0}],  # twice
         [{"event": "finished"}],  # finished while a case is outstanding
-        [{"event": "unreadable"}],  # not JSON
+        [{"event": "unreadable"}],  # no event of the protocol
+        [{"event": "case_start", "index": "0"}],  # a field of the wrong type
+        [{"event": "case_start", "index": True}],
         [{"event": "timed", "slot": 0}],  # timing nobody asked for
     ],
 )
 def test_an_event_out_of_protocol_is_forged(talk, events):
     conversation, judged, tmp_path = talk
-    conversation.on_event({"event": "started"})
-    conversation.on_event({"event": "imported"})
-    replies = [conversation.on_event(e) for e in events]
+    on(conversation)({"event": "started", "pid": 1})
+    on(conversation)({"event": "imported"})
+    replies = [on(conversation)(e) for e in events]
     assert replies[-1] == "stop"
     assert conversation.rejected.startswith("runtime.forged_channel")
     assert judged == []
@@ -76,62 +85,62 @@ def test_an_event_out_of_protocol_is_forged(talk, events):
 
 def test_a_second_report_of_a_judged_case_is_forged(talk):
     conversation, _, tmp_path = talk
-    for event in ({"event": "started"}, {"event": "imported"}, {"event": "case_start", "index": 0}):
-        conversation.on_event(event)
-    conversation.on_event(done(tmp_path, 0))
-    assert conversation.on_event(done(tmp_path, 0)) == "stop"
+    for event in ({"event": "started", "pid": 1}, {"event": "imported"}, {"event": "case_start", "index": 0}):
+        on(conversation)(event)
+    on(conversation)(done(tmp_path, 0))
+    assert on(conversation)(done(tmp_path, 0)) == "stop"
     assert "forged_channel" in conversation.rejected
 
 
 def test_a_report_without_its_saved_file_is_forged(talk):
     conversation, judged, _ = talk
-    for event in ({"event": "started"}, {"event": "imported"}, {"event": "case_start", "index": 0}):
-        conversation.on_event(event)
-    assert conversation.on_event({"event": "case_done", "index": 0, "file": "case_0.pt", "mutated": []}) == "stop"
+    for event in ({"event": "started", "pid": 1}, {"event": "imported"}, {"event": "case_start", "index": 0}):
+        on(conversation)(event)
+    assert on(conversation)({"event": "case_done", "index": 0, "file": "case_0.pt", "mutated": []}) == "stop"
     assert "forged_channel" in conversation.rejected and judged == []
 
 
 def test_a_report_whose_saved_file_is_a_link_is_forged(talk):
     conversation, judged, tmp_path = talk
-    for event in ({"event": "started"}, {"event": "imported"}, {"event": "case_start", "index": 0}):
-        conversation.on_event(event)
+    for event in ({"event": "started", "pid": 1}, {"event": "imported"}, {"event": "case_start", "index": 0}):
+        on(conversation)(event)
     (tmp_path / "elsewhere.pt").write_bytes(b"")
     (tmp_path / "case_0.pt").symlink_to(tmp_path / "elsewhere.pt")
     event = {"event": "case_done", "index": 0, "file": "case_0.pt", "mutated": [], "torch_work": QUIET}
-    assert conversation.on_event(event) == "stop"
+    assert on(conversation)(event) == "stop"
     assert "forged_channel" in conversation.rejected and judged == []
 
 
 @pytest.mark.parametrize(
-    ("torch_work", "rejected"),
+    ("torch_work", "rule"),
     [
-        ({"ops": {"aten.mul": 100, "aten.add": 100}, "largest_input": 8000}, False),  # partials: 200 < 1000
-        ({"ops": {"aten.mul": 600, "aten.add": 600}, "largest_input": 8000}, True),  # adds up past 1/8
-        ({"ops": {f"aten.op{i}": 50 for i in range(30)}, "largest_input": 8000}, True),  # many small ops
-        (None, True),  # no tally at all
-        ({"ops": "lots", "largest_input": 8000}, True),  # not a tally
+        ({"ops": {"aten.mul": 100, "aten.add": 100}, "largest_input": 8000}, ""),  # partials: 200 < 1000
+        ({"ops": {"aten.mul": 600, "aten.add": 600}, "largest_input": 8000}, "torch_compute"),  # past 1/8
+        ({"ops": {f"aten.op{i}": 50 for i in range(30)}, "largest_input": 8000}, "torch_compute"),  # many small
+        (None, "forged_channel"),  # a report without its tally is none the worker wrote
+        ({"ops": "lots", "largest_input": 8000}, "forged_channel"),
     ],
 )
-def test_torchs_work_is_judged_here_from_the_reported_tally(talk, torch_work, rejected):
+def test_torchs_work_is_judged_here_from_the_reported_tally(talk, torch_work, rule):
     conversation, judged, tmp_path = talk
-    for event in ({"event": "started"}, {"event": "imported"}, {"event": "case_start", "index": 0}):
-        conversation.on_event(event)
-    reply = conversation.on_event(done(tmp_path, 0, torch_work))
-    assert (reply == "stop") is rejected
-    assert conversation.rejected.startswith("runtime.torch_compute") is rejected
-    assert judged == ([] if rejected else [0])
+    for event in ({"event": "started", "pid": 1}, {"event": "imported"}, {"event": "case_start", "index": 0}):
+        on(conversation)(event)
+    reply = on(conversation)(done(tmp_path, 0, torch_work))
+    assert (reply == "stop") is bool(rule)
+    assert conversation.rejected.startswith(f"runtime.{rule}") if rule else conversation.rejected == ""
+    assert judged == ([] if rule else [0])
 
 
 def test_the_gpu_is_shared_from_the_first_case_until_the_last_is_judged(tmp_path):
     gate = GpuGate()
     conversation = Conversation(make_cases(2), lambda case, path, mutated: True, tmp_path, gate=gate)
-    conversation.on_event({"event": "started"})
+    on(conversation)({"event": "started", "pid": 1})
     assert gate.shared_holders == 0  # process start and import need no GPU time
-    conversation.on_event({"event": "imported"})
+    on(conversation)({"event": "imported"})
     assert gate.shared_holders == 1
     for index in (0, 1):
-        conversation.on_event({"event": "case_start", "index": index})
-        conversation.on_event(done(tmp_path, index))
+        on(conversation)({"event": "case_start", "index": index})
+        on(conversation)(done(tmp_path, index))
     assert gate.shared_holders == 0
     conversation.close()
     assert gate.shared_holders == 0 and "gpu_wait" in conversation.phases
@@ -145,14 +154,14 @@ def test_the_stage_prepares_while_the_gpu_is_still_shared(tmp_path):
         def prepare(self) -> None:
             seen.append(gate.shared_holders)
 
-        def on_ready(self, event: dict) -> str:
+        def on_cases_done(self) -> str:
             seen.append(gate.shared_holders)
             return "stop"
 
     conversation = Conversation(make_cases(1), lambda case, path, mutated: True, tmp_path, Stage(), gate=gate)
-    for event in ({"event": "started"}, {"event": "imported"}, {"event": "case_start", "index": 0}):
-        conversation.on_event(event)
-    assert conversation.on_event(done(tmp_path, 0)) == "stop"
+    for event in ({"event": "started", "pid": 1}, {"event": "imported"}, {"event": "case_start", "index": 0}):
+        on(conversation)(event)
+    assert on(conversation)(done(tmp_path, 0)) == "stop"
     assert seen == [1, 0]  # prepared while sharing; the stage itself begins after letting go
     assert "prepare" in conversation.phases
 
@@ -162,9 +171,9 @@ def test_a_conversation_closed_while_it_waits_for_the_gpu_gives_it_straight_back
 
     gate = GpuGate()
     conversation = Conversation(make_cases(1), lambda case, path, mutated: True, tmp_path, gate=gate)
-    conversation.on_event({"event": "started"})
+    on(conversation)({"event": "started", "pid": 1})
     gate.acquire_exclusive()  # a performance stage holds the GPU
-    waiter = threading.Thread(target=conversation.on_event, args=({"event": "imported"},))
+    waiter = threading.Thread(target=on(conversation), args=({"event": "imported"},))
     waiter.start()
     waiter.join(0.2)
     assert waiter.is_alive()  # waiting for the GPU
@@ -179,15 +188,16 @@ def test_the_gpu_is_let_go_however_the_cases_end(tmp_path, ending):
     gate = GpuGate()
     conversation = Conversation(make_cases(2), lambda case, path, mutated: ending != "failed_case", tmp_path,
                                 gate=gate)
-    conversation.on_event({"event": "started"})
-    conversation.on_event({"event": "imported"})
-    conversation.on_event({"event": "case_start", "index": 0})
+    on(conversation)({"event": "started", "pid": 1})
+    on(conversation)({"event": "imported"})
+    on(conversation)({"event": "case_start", "index": 0})
     if ending == "failed_case":
-        assert conversation.on_event(done(tmp_path, 0)) == "stop"
+        assert on(conversation)(done(tmp_path, 0)) == "stop"
     elif ending == "worker_error":
-        conversation.on_event({"event": "case_error", "index": 0, "error": "boom"})
+        failure = {"event": "case_error", "index": 0, "status": "RUNTIME_ERROR", "error": "boom", "traceback": ""}
+        on(conversation)(failure)
     elif ending == "forged":
-        assert conversation.on_event({"event": "case_start", "index": 1}) == "stop"
+        assert on(conversation)({"event": "case_start", "index": 1}) == "stop"
     assert gate.shared_holders == (1 if ending == "worker_died" else 0)
     conversation.close()
     conversation.close()

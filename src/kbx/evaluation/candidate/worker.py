@@ -1,6 +1,6 @@
 """The candidate worker: a fresh process that imports one candidate and calls it on every case (DESIGN §4).
 
-It is started by `kbx.evaluation.sandbox` with a scrubbed environment, in its own temporary directory, and
+It is started by `kbx.evaluation.orchestrator.sandbox` with a scrubbed environment, in its own temporary directory, and
 killed from outside when it overruns. It regenerates each case's inputs from the seed, calls the candidate,
 compares the tensor inputs with copies taken before the call, and saves the outputs for the trusted worker to
 judge; it waits for each case to be judged before the next, so at most one case's outputs sit on disk. Reference
@@ -22,11 +22,13 @@ import weakref
 from pathlib import Path
 from typing import Any
 
+from kbx.evaluation import protocol
 from kbx.evaluation.confinement.enter import ConfinementSpec, confine, split
+from kbx.evaluation.protocol import TIMED
 
 _TRACE_LIMIT = 4000
 _DENIED: list[str] = []
-"""What the audit hook refused the candidate (`kbx.evaluation.audit`)."""
+"""What the audit hook refused the candidate (`kbx.evaluation.candidate.audit`)."""
 
 
 class _Channel:
@@ -36,8 +38,8 @@ class _Channel:
         self._file = os.fdopen(fd, "w", buffering=1)
         self._acks = os.fdopen(ack_fd, "r")
 
-    def send(self, event: str, **fields: Any) -> None:
-        self._file.write(json.dumps({"event": event, **fields}) + "\n")
+    def send(self, event: protocol.Event) -> None:
+        self._file.write(protocol.encode(event) + "\n")
         self._file.flush()
 
     def wait_ack(self) -> bool:
@@ -59,7 +61,7 @@ def main(argv: list[str]) -> int:
     split(confinement)  # from here on, this process is PID 1 of its own namespace (the warden waits outside)
     channel = _Channel(spec["channel_fd"], spec["ack_fd"])
     _limit_resources(spec["limits"])
-    from kbx.evaluation.audit import install_audit_hook
+    from kbx.evaluation.candidate.audit import install_audit_hook
 
     install_audit_hook(Path(spec["job_dir"]), _DENIED)
     os.chdir(spec["cwd"])
@@ -67,15 +69,15 @@ def main(argv: list[str]) -> int:
     import torch
 
     from kbx.evaluation import outputs
-    from kbx.evaluation.guards import CANDIDATE_MODULE, Guards
-    from kbx.evaluation.torch_compute import TorchComputeRecorder
+    from kbx.evaluation.candidate.guards import CANDIDATE_MODULE, Guards
+    from kbx.evaluation.candidate.torch_compute import TorchComputeRecorder
     from kbx.tasks.meta import read_task
     from kbx.tasks.module import import_task
     from kbx.timing import refresh
 
     device = spec["device"]
     if device == "cpu":
-        from kbx.evaluation.interpreter import install_interpreter_shims
+        from kbx.evaluation.candidate.interpreter import install_interpreter_shims
 
         install_interpreter_shims()
         torch.set_num_threads(1)
@@ -85,30 +87,30 @@ def main(argv: list[str]) -> int:
     try:  # before CUDA initialises: the driver reads /proc, which must be this PID namespace's own by then
         confine(confinement, spec["job_dir"])
     except OSError as exc:  # the harness's failure, not the candidate's: the orchestrator stops the run
-        channel.send("confinement_failed", error=f"{type(exc).__name__}: {exc}")
+        channel.send(protocol.ConfinementFailed(f"{type(exc).__name__}: {exc}"))
         return 0
     timer = _Timer(device)  # binds the timing functions before any candidate code runs
     recorder = TorchComputeRecorder()
     watched = [outputs, _Channel, _Timer, _Session, sys.modules[__name__], refresh.ValueRefresher, TorchComputeRecorder]
     guards = Guards(device, watched=watched, denied=_DENIED)
-    channel.send("started", pid=os.getpid())
+    channel.send(protocol.Started(os.getpid()))
 
     try:
         entry = _import_candidate(Path(spec["candidate_file"]), CANDIDATE_MODULE, task.name)
     except BaseException as exc:  # candidate failures are data: report and stop
-        channel.send("import_error", **_describe(exc, importing=True))
+        channel.send(protocol.ImportFailed(**_describe(exc, importing=True)))
         return 0
     violation = guards.after_import()
     if violation is not None:
-        channel.send("import_error", status="REJECTED_RUNTIME", error=violation.message(), traceback="")
+        channel.send(protocol.ImportFailed("REJECTED_RUNTIME", violation.message(), ""))
         return 0
-    channel.send("imported")
+    channel.send(protocol.Imported())
 
     session = _Session(entry, guards, recorder, channel, task, make_inputs, device, Path(spec["job_dir"]))
     while (command := channel.wait_command()) is not None:
         if not session.run(command, timer):
             return 0
-    channel.send("finished")
+    channel.send(protocol.Finished())
     return 0
 
 
@@ -116,7 +118,6 @@ def _import_what_the_session_uses() -> None:
     """Import every kbx module the session imports lazily: once confined, kbx's source is not there to read."""
     import kbx.evaluation.bench_inputs
     import kbx.evaluation.cases
-    import kbx.evaluation.conversation
     import kbx.evaluation.outputs
     import kbx.timing.measure  # noqa: F401
 
@@ -140,7 +141,6 @@ class _Session:
     def run(self, command: dict[str, Any], timer: _Timer) -> bool:
         """Carry out one command; False when the worker must stop (a failure was reported)."""
         from kbx.evaluation.cases import workload_of
-        from kbx.evaluation.conversation import TIMED
 
         workload = workload_of(self.task, command)
         if command.get("cmd") == "case":
@@ -148,12 +148,12 @@ class _Session:
         try:
             timed = timer.time_slot(self.entry, self.guards, self.sets, workload, command, self.job_dir)
         except BaseException as exc:
-            self.channel.send("case_error", index=TIMED, **_describe(exc, importing=False))
+            self.channel.send(protocol.CaseFailed(TIMED, **_describe(exc, importing=False)))
             return False
         if not isinstance(timed, dict):
-            self.channel.send("case_error", index=TIMED, status="REJECTED_RUNTIME", error=timed.message(), traceback="")
+            self.channel.send(protocol.CaseFailed(TIMED, "REJECTED_RUNTIME", timed.message(), ""))
             return False
-        self.channel.send("timed", **timed)
+        self.channel.send(protocol.Timed(**timed))
         return True
 
     def _case(self, case: dict[str, Any], workload: Any) -> bool:
@@ -168,7 +168,7 @@ class _Session:
         if case.get("refill") and self._kept is not None:
             inputs = refill(self._kept, inputs)
         pristine = outputs.snapshot_inputs(inputs)
-        self.channel.send("case_start", index=index)
+        self.channel.send(protocol.CaseStart(index))
         self.guards.before_call()
         try:
             with self.recorder.recording():
@@ -176,13 +176,11 @@ class _Session:
             if self.device == "cuda":
                 torch.cuda.synchronize()
         except BaseException as exc:
-            self.channel.send("case_error", index=index, **_describe(exc, importing=False))
+            self.channel.send(protocol.CaseFailed(index, **_describe(exc, importing=False)))
             return False
         violation = self.guards.after_call(result, inputs)
         if violation is not None:
-            self.channel.send(
-                "case_error", index=index, status="REJECTED_RUNTIME", error=violation.message(), traceback=""
-            )
+            self.channel.send(protocol.CaseFailed(index, "REJECTED_RUNTIME", violation.message(), ""))
             return False
         tally = self.recorder.tally(inputs)
         path = self.job_dir / f"case_{index}.pt"
@@ -190,7 +188,7 @@ class _Session:
         torch.save({"outputs": outputs.pack_outputs(result)}, path)
         del result, pristine
         self._kept = inputs
-        self.channel.send("case_done", index=index, file=path.name, mutated=mutated, torch_work=tally)
+        self.channel.send(protocol.CaseDone(index, path.name, tuple(mutated), tally))
         return True
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import multiprocessing
 import os
 import signal
 import traceback
@@ -23,6 +22,7 @@ from typing import Any
 from kbx.errors import KbxError, ReferenceFailed
 from kbx.evaluation.cases import workload_of
 from kbx.evaluation.confinement.libc import set_undumpable
+from kbx.evaluation.protocol import TRUSTED_REQUESTS
 from kbx.tasks.spec import Workload
 
 _CACHE_BYTES = 4 << 30
@@ -32,88 +32,12 @@ _IDLE_BYTES = 1 << 30
 """Cached-but-unused GPU memory above which the trusted worker returns it to the driver."""
 
 
-class TrustedWorker:
-    """Handle on the trusted process; requests are synchronous. A request that leaves the process unable to go on
-    (its CUDA context broken by a device-side assert, or the process dead) raises `ReferenceFailed`, so that one
-    evaluation is not judged; the next request starts a new process."""
-
-    def __init__(self, device: str = "auto", gpu: str | None = None) -> None:
-        """`gpu`: the one GPU (a `CUDA_VISIBLE_DEVICES` entry) the worker uses; None: as the environment says."""
-        self._device, self._gpu = device, gpu
-        self._process: Any = None
-        hello = self.request("hello", {})
-        self.device: str = hello["device"]
-        self.environment: dict[str, Any] = hello["environment"]
-
-    def _start(self) -> None:
-        ctx = multiprocessing.get_context("spawn")
-        self._conn, child = ctx.Pipe()
-        self._process = ctx.Process(
-            target=_serve, args=(child, self._device, self._gpu), name="kbx-trusted", daemon=True
-        )
-        self._process.start()
-        child.close()
-
-    def request(self, kind: str, payload: dict[str, Any]) -> Any:
-        if self._process is None:
-            self._start()
-        try:
-            self._conn.send((kind, payload))
-            status, value = self._conn.recv()
-        except (EOFError, BrokenPipeError, ConnectionResetError):
-            self._process.join(timeout=10)
-            status, value = "lost", f"the trusted worker died (exit code {self._process.exitcode})"
-        if status == "lost":
-            self._discard()
-            if kind == "hello":
-                raise RuntimeError(f"the trusted worker could not start: {value}")
-            raise ReferenceFailed(f"{_task_of(payload)}{value} while serving {kind!r}; a new trusted worker takes over")
-        if status == "error":
-            for kind_of_error in (ReferenceFailed, KbxError):
-                if value.startswith(f"{kind_of_error.__name__}: "):
-                    raise kind_of_error(value.removeprefix(f"{kind_of_error.__name__}: "))
-            raise RuntimeError(f"trusted worker failed on {kind!r}:\n{value}")
-        return value
-
-    def _discard(self) -> None:
-        """Forget a process that cannot serve again (it ends by itself; killed if it does not)."""
-        self._process.join(timeout=30)
-        if self._process.is_alive():
-            self._process.kill()
-            self._process.join()
-        self._conn.close()
-        self._process = None
-
-    def check(self, task_dir: Path, job_dir: Path, cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Judge the saved outputs of completed cases; returns one result dict per case."""
-        return self.request("check", {"task_dir": str(task_dir), "job_dir": str(job_dir), "cases": cases})
-
-    def close(self) -> None:
-        if self._process is None:
-            return
-        if self._process.is_alive():
-            try:
-                self._conn.send(None)
-            except (BrokenPipeError, OSError):
-                pass
-            self._process.join(timeout=10)
-        if self._process.is_alive():
-            self._process.kill()
-        self._conn.close()
-        self._process = None
-
-
-def _task_of(payload: dict[str, Any]) -> str:
-    """"task NAME: " for a request about a task (its folder is named after it), else ""."""
-    return f"task {Path(payload['task_dir']).name}: " if "task_dir" in payload else ""
-
-
 def _first_line(exc: BaseException) -> str:
     """An exception's message cut to its first line (torch's CUDA errors run to several), at most 240 characters."""
     return (str(exc).strip().splitlines() or [""])[0][:240]
 
 
-def _serve(conn: Connection, device: str, gpu: str | None = None) -> None:
+def serve(conn: Connection, device: str, gpu: str | None = None) -> None:
     # An interrupt (Ctrl-C, `timeout -s INT`) reaches the whole process group: the orchestrator handles it and
     # closes this worker; here it would only end a request half-served with a traceback.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -131,6 +55,8 @@ def _serve(conn: Connection, device: str, gpu: str | None = None) -> None:
         kind, payload = message
         reply: tuple[str, Any]
         try:
+            if kind not in TRUSTED_REQUESTS:
+                raise ValueError(f"no such request: {kind!r}")
             reply = ("ok", getattr(state, kind)(**payload))
         except KbxError as exc:
             name = type(exc).__name__ if isinstance(exc, ReferenceFailed) else "KbxError"
@@ -186,8 +112,8 @@ class _State:
     def check(self, task_dir: str, job_dir: str, cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
         import torch
 
-        from kbx.evaluation.compare import TASK_CHECKED, judge, second_opinion, wants_second_opinion
         from kbx.evaluation.outputs import malformed_case_file, unpack_output
+        from kbx.evaluation.trusted.compare import TASK_CHECKED, judge, second_opinion, wants_second_opinion
 
         code = self._task_code(Path(task_dir))
         task = code.task
@@ -249,8 +175,8 @@ class _State:
         not honour) is not timed: a speedup over it would not compare like with like."""
         import torch
 
-        from kbx.evaluation.compare import TASK_CHECKED, judge
         from kbx.evaluation.outputs import output_items
+        from kbx.evaluation.trusted.compare import TASK_CHECKED, judge
 
         code = self._task_code(Path(task_dir))
         results = []
@@ -364,7 +290,7 @@ class _State:
     def _against_twin(self, case: dict[str, Any], outputs: list[Any], comparisons: list[Any]) -> list[Any]:
         """Keep a case's outputs that a later case is compared with (`keep`), or compare with them (`twin`): the
         same seed must give the same outputs, a moved seed different ones (`reproducibility_cases`)."""
-        from kbx.evaluation.compare import twin_verdict
+        from kbx.evaluation.trusted.compare import twin_verdict
 
         job = str(case.get("job", ""))
         if case.get("keep"):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from kbx.evaluation.bench_inputs import TimingSettings
-from kbx.evaluation.timed_slots import Performance, SlotTiming, plan_slots
+from kbx.evaluation.orchestrator.timed_slots import Performance, SlotTiming, plan_slots
 
 
 def test_timing_seeds_come_from_the_secret_seed_and_differ_per_slot(suite):

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 JOB_PREFIX = "kbx-job-"
-"""Name prefix of every job directory (`kbx.evaluation.pipeline` creates them)."""
+"""Name prefix of every job directory (`kbx.evaluation.orchestrator.pipeline` creates them)."""
 
 _NETWORK = frozenset({"socket.connect", "socket.bind", "socket.getaddrinfo", "socket.gethostbyname"})
 _PROCESS_MEMORY = frozenset({"mem", "pagemap"})

@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from kbx.evaluation.interpreter import bf16_bits_to_f32, f32_to_bf16_bits
+from kbx.evaluation.candidate.interpreter import bf16_bits_to_f32, f32_to_bf16_bits
 from tests.conftest import FIXTURES
 
 SCRIPT = FIXTURES / "interpreter" / "bf16_kernels.py"

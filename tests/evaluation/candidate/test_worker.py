@@ -1,6 +1,6 @@
 import torch
 
-from kbx.evaluation.candidate_worker import refill
+from kbx.evaluation.candidate.worker import refill
 
 
 def test_refill_writes_new_values_into_the_same_tensors_keeping_their_version():

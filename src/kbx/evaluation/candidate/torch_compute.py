@@ -6,14 +6,14 @@ tensor goes through the dispatcher, though: while the candidate is called, a dis
 (before the candidate is imported) records each operator and the largest tensor it touched. Allocation, views,
 copies and fills are what an honest wrapper does. Every other operator adds the size of the largest tensor it touched
 to the call's tally, over all operators and all their calls (many small operators add up as one large one); a tally
-of at least `max(MIN_ELEMENTS, largest input / SIZE_DIVISOR)` elements means torch did part of the task's work, and
+of at least `max(256, largest input / 8)` elements means torch did part of the task's work, and
 the candidate is REJECTED_RUNTIME (`runtime.torch_compute`). Small work is let through: a wrapper may combine a
 handful of per-block partial results or compute a scale in torch.
 
 The recorder runs in the candidate's process and only records; it sends its tally with each case's report, and the
-rule (`torch_compute_violation`, its thresholds) is applied in the orchestrator, out of the candidate's reach. A
-candidate that forges the tally itself has to patch the recorder, which the guards watch: that is a warning, not a
-boundary (docs/anticheat.md).
+rule (`kbx.evaluation.orchestrator.torch_work`, its thresholds) is applied in the orchestrator, out of the
+candidate's reach. A candidate that forges the tally itself has to patch the recorder, which the guards watch: that
+is a warning, not a boundary (docs/anticheat.md).
 
 Triton launches do not go through the dispatcher, and neither does the Triton interpreter's own data movement
 (it works on numpy views), so honest kernels record nothing but their wrapper's allocations and views.
@@ -23,8 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-MIN_ELEMENTS = 256
-SIZE_DIVISOR = 8
+from kbx.evaluation.protocol import TorchWork
 
 ALLOWED = frozenset({
     # allocation and fills
@@ -75,31 +74,12 @@ class TorchComputeRecorder:
         self._seen.clear()
         return self._mode_type()
 
-    def tally(self, inputs: dict[str, Any]) -> dict[str, Any]:
+    def tally(self, inputs: dict[str, Any]) -> TorchWork:
         """What the last recording saw, for the case's report: elements per operator and the largest input's."""
         import torch
 
         largest = max((t.numel() for t in inputs.values() if isinstance(t, torch.Tensor)), default=0)
-        return {"ops": dict(self._seen), "largest_input": largest}
-
-
-def torch_compute_violation(tally: Any) -> str:
-    """Why a call's tally (`TorchComputeRecorder.tally`, as reported) means torch did the work, or "" when it does
-    not. Applied in the orchestrator. A report that is not a tally is itself a violation."""
-    try:
-        ops = {str(op): int(numel) for op, numel in tally["ops"].items()}
-        largest = int(tally["largest_input"])
-    except (TypeError, KeyError, ValueError, AttributeError):
-        return "runtime.torch_compute: the worker's report carries no readable tally of torch's work"
-    threshold = max(MIN_ELEMENTS, largest // SIZE_DIVISOR)
-    total = sum(ops.values())
-    if total < threshold:
-        return ""
-    ranked = sorted(ops.items(), key=lambda item: -item[1])
-    named = ", ".join(f"{op} ({numel})" for op, numel in ranked[:4])
-    return (f"runtime.torch_compute: torch's operators worked on {total} elements during the call, at least "
-            f"{threshold} (1/{SIZE_DIVISOR} of the largest input, min {MIN_ELEMENTS}): {named}; the task's work "
-            "must be done by the candidate's own kernels (torch may allocate, view and copy)")
+        return TorchWork(dict(self._seen), largest)
 
 
 def _tensors(value: Any, tensor_type: type) -> list[Any]:

@@ -8,7 +8,7 @@ import time
 import pytest
 import torch
 
-from kbx.evaluation.guards import Guards
+from kbx.evaluation.candidate.guards import Guards
 
 
 @pytest.fixture

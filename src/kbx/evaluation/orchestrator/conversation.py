@@ -5,11 +5,13 @@ The worker is told its work one command at a time: the next case only after the 
 performance stage's slots. So its process never holds a case it has not been asked for (no seeds of later cases,
 no perturbed sizes), and every event it sends has exactly one place in the protocol:
 
-    started → imported → (case_start k → case_done k)* → [timed]* → finished
+    Started → Imported → (CaseStart k → CaseDone k)* → Timed* → Finished      (`kbx.evaluation.protocol`)
 
 The candidate shares the worker's process and can write to the channel too. Any event out of that order — a
-report for a case not asked for, a second report, a `finished` before being told to stop, a line that is not
-JSON — is taken as forged: the worker is stopped and the candidate is REJECTED_RUNTIME (`runtime.forged_channel`).
+report for a case not asked for, a second report, a `Finished` before being told to stop, a line that is no event
+of the protocol — is taken as forged: the worker is stopped and the candidate is REJECTED_RUNTIME
+(`runtime.forged_channel`). A case's report also carries the tally of torch's work during the call, which is judged
+here (`kbx.evaluation.orchestrator.torch_work`) before the outputs are.
 """
 
 from __future__ import annotations
@@ -20,17 +22,26 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from kbx.errors import KbxError
 from kbx.evaluation.cases import Case, case_seed
-from kbx.evaluation.gpu_gate import GpuGate
-from kbx.evaluation.performance import PerformanceStage
-from kbx.evaluation.torch_compute import torch_compute_violation
+from kbx.evaluation.orchestrator.gpu_gate import GpuGate
+from kbx.evaluation.orchestrator.performance import PerformanceStage
+from kbx.evaluation.orchestrator.torch_work import torch_compute_violation
+from kbx.evaluation.protocol import (
+    CaseDone,
+    CaseFailed,
+    CaseStart,
+    ConfinementFailed,
+    Event,
+    Imported,
+    ImportFailed,
+    Started,
+    Timed,
+    Unreadable,
+    encode,
+)
 from kbx.tasks.spec import Task
-
-TIMED = -1
-"""The case index the worker reports a failure during the performance stage under."""
 
 JudgeCase = Callable[[Case, Path, list[str]], bool]
 """Judges a saved case (the case, its file, the inputs the worker saw change); True when it passed."""
@@ -127,11 +138,10 @@ class Conversation:
         if sharing and self._gate is not None:
             self._gate.release_shared()
 
-    def on_event(self, event: dict[str, Any]) -> str | None:
-        kind = event.get("event")
-        self._spent(_PHASE_OF.get(str(kind), "performance" if self._timing else "cases"))
+    def on_event(self, event: Event) -> str | None:
+        self._spent(_PHASE_OF.get(event.name, "performance" if self._timing else "cases"))
         try:
-            return self._answer(event, kind)
+            return self._answer(event)
         finally:
             self._spent("performance" if self._timing else "judge")
 
@@ -140,49 +150,48 @@ class Conversation:
         self.phases[phase] = self.phases.get(phase, 0.0) + now - self._since
         self._since = now
 
-    def _answer(self, event: dict[str, Any], kind: Any) -> str | None:
-        if kind == "confinement_failed" and not self._started:  # sent before any candidate code could run
-            raise KbxError(f"the candidate worker could not confine itself: {str(event.get('error'))[:300]}")
-        if kind in ("import_error", "case_error"):
-            if kind == "case_error" and event.get("index") in self._reported:
-                return self._forge(f"a failure reported for case {event.get('index')}, which was reported done")
+    def _answer(self, event: Event) -> str | None:
+        if isinstance(event, ConfinementFailed) and not self._started:  # before any candidate code could run
+            raise KbxError(f"the candidate worker could not confine itself: {event.error[:300]}")
+        if isinstance(event, (ImportFailed, CaseFailed)):
+            if isinstance(event, CaseFailed) and event.index in self._reported:
+                return self._forge(f"a failure reported for case {event.index}, which was reported done")
             self._stopped = True  # the worker reports its failure and exits; the pipeline reads it from the events
             self._leave_cases()
             return None
-        if kind == "finished":
+        if event.name == "finished":
             return None if self._stopped else self._forge("the worker reported `finished` before it was done")
         if self._stopped:
-            return self._forge(f"an event ({kind!r}) after the worker was told to stop")
-        if kind == "started" and not self._started:
+            return self._forge(f"an event ({event.name!r}) after the worker was told to stop")
+        if isinstance(event, Started) and not self._started:
             self._started = True
             return None
-        if kind == "imported" and self._started and not self._imported:
+        if isinstance(event, Imported) and self._started and not self._imported:
             self._imported = True
             self._enter_cases()
             return self._next_case(0)
-        if kind == "case_start" and event.get("index") == self._asked and not self._case_started:
+        if isinstance(event, CaseStart) and event.index == self._asked and not self._case_started:
             self._case_started = True
             return None
-        if kind == "case_done" and event.get("index") == self._asked and self._case_started:
+        if isinstance(event, CaseDone) and event.index == self._asked and self._case_started:
             return self._case_done(event)
-        if kind == "timed" and self._timing and self._stage is not None:
-            return self._reply(self._stage.on_ready(event))
-        return self._forge(f"an event out of protocol: {json.dumps(event)[:200]}")
+        if isinstance(event, Timed) and self._timing and self._stage is not None:
+            return self._reply(self._stage.on_timed(event))
+        return self._forge(f"an event out of protocol: {_shown(event)}")
 
-    def _case_done(self, event: dict[str, Any]) -> str:
+    def _case_done(self, event: CaseDone) -> str:
         assert self._asked is not None
         case = self.cases[self._asked]
         self._reported.add(case.index)
         path = self._job_dir / f"case_{case.index}.pt"
-        mutated = event.get("mutated")
-        if event.get("file") != path.name or path.is_symlink() or not path.is_file() or not isinstance(mutated, list):
+        if event.file != path.name or path.is_symlink() or not path.is_file():
             return self._forge(f"the report of {case.label()} does not match what the worker saves")
-        torch_work = torch_compute_violation(event.get("torch_work"))
+        torch_work = torch_compute_violation(event.torch_work)
         if torch_work:
             path.unlink(missing_ok=True)
             return self._reject(torch_work)
         try:
-            passed = self._judge(case, path, [str(name) for name in mutated])
+            passed = self._judge(case, path, list(event.mutated))
         finally:
             path.unlink(missing_ok=True)
             self._spent("judge")
@@ -199,7 +208,7 @@ class Conversation:
         if self._stage is None:
             return self._reply("stop")
         self._timing = True
-        return self._reply(self._stage.on_ready({"event": "cases_done"}))
+        return self._reply(self._stage.on_cases_done())
 
     def _next_case(self, index: int) -> str:
         if index >= len(self.cases):
@@ -225,3 +234,8 @@ class Conversation:
         self._stopped = True
         self._leave_cases()
         return "stop"
+
+
+def _shown(event: Event) -> str:
+    """An event as the verdict quotes it: its line on the channel, cut short."""
+    return (event.line if isinstance(event, Unreadable) else encode(event))[:200]

@@ -23,6 +23,7 @@ from typing import Any
 
 import kbx
 from kbx.evaluation.confinement.enter import ConfinementSpec, default_hidden, for_this_process
+from kbx.evaluation.protocol import Event, decode
 
 _KEEP_ENV = ("PATH", "LANG", "LC_ALL", "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "CUDA_VISIBLE_DEVICES",
              "TRITON_PTXAS_PATH", "TRITON_LIBCUDA_PATH", "NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST",
@@ -37,7 +38,7 @@ class Limits:
 
     timeout_s: float | None = None
     """Wall-clock limit for the whole job (import, compile, every case); None: the device's default
-    (`kbx.evaluation.pipeline.DEFAULT_TIMEOUT_S`)."""
+    (`kbx.evaluation.orchestrator.pipeline.DEFAULT_TIMEOUT_S`)."""
     confined: bool = True
     """Run the worker in its OS confinement (`kbx.evaluation.confinement`); False only with `--unconfined`."""
     memory_bytes: int | None = 8 * _GIB
@@ -51,7 +52,7 @@ class Limits:
 class WorkerRun:
     """What one candidate worker did, as seen from outside."""
 
-    events: list[dict[str, Any]] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
     returncode: int | None = None
     timed_out: bool = False
     elapsed_s: float = 0.0
@@ -70,7 +71,7 @@ def scratch_root() -> Path:
     return Path(tempfile.gettempdir())
 
 
-OnEvent = Callable[[dict[str, Any]], str | None]
+OnEvent = Callable[[Event], str | None]
 """Called on the reader thread with every event the worker sends; returns the line to send back on the command
 pipe (a JSON command or "stop"), or None to send nothing. Its time is not charged to the candidate's limit."""
 
@@ -147,7 +148,7 @@ def _bootstrap() -> str:
     src = str(Path(kbx.__file__).resolve().parent.parent)
     return (
         f"import sys; sys.path.insert(0, {src!r}); "
-        "from kbx.evaluation.candidate_worker import main; sys.exit(main(sys.argv[1:]))"
+        "from kbx.evaluation.candidate.worker import main; sys.exit(main(sys.argv[1:]))"
     )
 
 
@@ -219,7 +220,7 @@ class _EventReader:
         self._on_event = on_event
         self._acks = acks
         self._kill = kill
-        self._events: list[dict[str, Any]] = []
+        self._events: list[Event] = []
         self.judged_s = 0.0
         """Seconds spent answering events (judging, timing baselines, waiting for the GPU): the worker waits
         meanwhile, so none of it counts against its time limit."""
@@ -232,12 +233,7 @@ class _EventReader:
         while line := self._file.readline(self._MAX_LINE):
             if len(self._events) >= self._MAX_EVENTS:
                 continue
-            try:
-                event = json.loads(line)
-            except ValueError:
-                event = {"event": "unreadable"}  # the worker writes valid JSON: anything else was forged
-            if not isinstance(event, dict):
-                event = {"event": "unreadable"}
+            event = decode(line)  # the worker writes only events of the protocol: anything else is Unreadable
             self._events.append(event)
             if self.failure is None:
                 self._answer(event)
@@ -247,7 +243,7 @@ class _EventReader:
         since = self._answering_since
         return self.judged_s + (time.monotonic() - since if since is not None else 0.0)
 
-    def _answer(self, event: dict[str, Any]) -> None:
+    def _answer(self, event: Event) -> None:
         started = self._answering_since = time.monotonic()
         try:
             reply = self._on_event(event)
@@ -268,7 +264,7 @@ class _EventReader:
         except (BrokenPipeError, OSError):
             pass
 
-    def finish(self) -> list[dict[str, Any]]:
+    def finish(self) -> list[Event]:
         self._thread.join(timeout=10)
         self._file.close()
         try:

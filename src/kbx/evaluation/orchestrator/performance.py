@@ -3,8 +3,8 @@
 For each bench workload × dtype (a *slot*) and each of `rounds` rounds, in this order: the trusted worker times the
 eager reference and `torch.compile(reference)`, then the candidate worker times the candidate; all three on the
 same rotated input sets (drawn from the run's secret seed), with the GPU held exclusively for the whole stage
-(`kbx.evaluation.gpu_gate`: no other candidate's work runs beside a timed call), so clock drift hits every side
-alike. After each candidate measurement:
+(`kbx.evaluation.orchestrator.gpu_gate`: no other candidate's work runs beside a timed call), so clock drift hits
+every side alike. After each candidate measurement:
 - in one round per slot, drawn from the secret seed, the candidate is called once more on new values written into
   the input tensors it was just timed on, and that output is judged by the trusted worker (a candidate right when
   checked and wrong while timed is REJECTED_RUNTIME, `runtime.timing_recheck`). One round, not every round: moving
@@ -33,8 +33,8 @@ from typing import Any
 
 from kbx.evaluation.bench_inputs import TimingSettings
 from kbx.evaluation.cases import case_seed
-from kbx.evaluation.gpu_gate import GpuGate
-from kbx.evaluation.timed_slots import (
+from kbx.evaluation.orchestrator.gpu_gate import GpuGate
+from kbx.evaluation.orchestrator.timed_slots import (
     BASELINES,
     TIMING_SEED_OFFSET,
     Performance,
@@ -42,6 +42,7 @@ from kbx.evaluation.timed_slots import (
     SlotTiming,
     plan_slots,
 )
+from kbx.evaluation.protocol import Timed, TrustedRequest
 from kbx.tasks.spec import Task
 from kbx.timing.sol import Peaks, loose_sol_time_s, sol_time_s
 from kbx.timing.stats import summarize
@@ -56,7 +57,8 @@ Judge = Callable[[dict[str, Any], Path], str | None]
 
 
 class PerformanceStage:
-    """Drives one candidate worker through the stage: `on_ready` answers its `cases_done` and `timed` events.
+    """Drives one candidate worker through the stage: `on_cases_done` starts it once every case has passed, and
+    `on_timed` answers each `Timed` report.
 
     `request(kind, payload)` is the trusted worker's request function, called under `trusted_lock`; `gate` is held
     exclusively from the first command until the stage ends or `close()` is called.
@@ -66,7 +68,7 @@ class PerformanceStage:
         self,
         task: Task,
         secret_seed: int,
-        request: Callable[[str, dict[str, Any]], Any],
+        request: Callable[[TrustedRequest, dict[str, Any]], Any],
         trusted_lock: threading.Lock,
         gate: GpuGate,
         judge: Judge,
@@ -99,22 +101,23 @@ class PerformanceStage:
         self._sent_at = time.monotonic()
         self._peaks: Peaks | None = None
 
-    def on_ready(self, event: dict[str, Any]) -> str:
-        kind = event.get("event")
-        if kind == "cases_done":
-            if self._next != 0 or self._holding or not self._steps or not self._ready():
-                return self._finish()  # forged, repeated, or a candidate that has not passed every case
-            if not self._begin():
-                return "stop"
-        elif kind == "timed":
-            self._spend("candidate", self._sent_at)
-            if not self._holding or not self._record(event):
-                return self._finish()
-        else:
+    def on_cases_done(self) -> str:
+        """The reply to the last case's verdict: the first timing command, or "stop"."""
+        if self._next != 0 or self._holding or not self._steps or not self._ready():
+            return self._finish()  # repeated, or a candidate that has not passed every case
+        if not self._begin():
+            return "stop"
+        return self._next_or_finish()
+
+    def on_timed(self, event: Timed) -> str:
+        """The reply to a timing report: the next command, or "stop"."""
+        self._spend("candidate", self._sent_at)
+        if not self._holding or not self._record(event):
             return self._finish()
-        if self._next >= len(self._steps):
-            return self._finish()
-        return self._command()
+        return self._next_or_finish()
+
+    def _next_or_finish(self) -> str:
+        return self._finish() if self._next >= len(self._steps) else self._command()
 
     def prepare(self) -> None:
         """Before the stage, while the GPU is still shared with other candidates' cases: the trusted worker counts
@@ -202,16 +205,15 @@ class PerformanceStage:
         return case_seed(self._secret_seed ^ TIMING_SEED_OFFSET, self._task.name,
                          f"{slot.workload.name}#recheck{round_index}", slot.dtype)
 
-    def _record(self, event: dict[str, Any]) -> bool:
+    def _record(self, event: Timed) -> bool:
         """Take in the candidate's measurement of the current step; False (with a violation) to stop."""
         timing, _ = self._steps[self._next]
         slot = timing.slot
-        if event.get("slot") != self._next:
+        if event.slot != self._next:
             self.result.violation = "runtime.forged_channel: a timing report for a step that was not asked for"
             return False
-        measurement = _read_measurement(self._job_dir / Path(str(event.get("measurement", ""))).name)
-        file = event.get("file")
-        output = self._job_dir / Path(str(file)).name if file is not None else None
+        measurement = _read_measurement(self._job_dir / Path(event.measurement).name)
+        output = self._job_dir / Path(event.file).name if event.file is not None else None
         try:
             if measurement is None:
                 self.result.violation = "runtime.forged_channel: the timing report has no readable measurement"

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from kbx.evaluation.bench_inputs import TimingSettings
-from kbx.evaluation.gpu_gate import GpuGate
-from kbx.evaluation.performance import HIDDEN_WORK_MS, PerformanceStage
-from kbx.evaluation.timed_slots import plan_slots
+from kbx.evaluation.orchestrator.gpu_gate import GpuGate
+from kbx.evaluation.orchestrator.performance import HIDDEN_WORK_MS, PerformanceStage
+from kbx.evaluation.orchestrator.timed_slots import plan_slots
+from kbx.evaluation.protocol import Timed
 
 PEAKS = {"bandwidth": 3e12, "flops": {"float16": 7e14, "float32": 5e13}}
 
@@ -65,14 +66,19 @@ def timed(tmp_path: Path, command: dict, samples: list[float], host: list[float]
     return event
 
 
+def as_event(raw: dict) -> Timed:
+    """A `timed` report as the orchestrator reads it off the channel."""
+    return Timed(**{k: v for k, v in raw.items() if k != "event"})
+
+
 def drive(stage: PerformanceStage, tmp_path: Path, candidate_ms: float, host_ms: float | None = None) -> list[dict]:
     commands = []
-    reply = stage.on_ready({"event": "cases_done"})
+    reply = stage.on_cases_done()
     while reply != "stop":
         command = json.loads(reply)
         commands.append(command)
         host = None if host_ms is None else [host_ms] * 25
-        reply = stage.on_ready(timed(tmp_path, command, [candidate_ms] * 25, host))
+        reply = stage.on_timed(as_event(timed(tmp_path, command, [candidate_ms] * 25, host)))
     return commands
 
 
@@ -132,9 +138,9 @@ def test_launch_overhead_on_the_host_is_not_hidden_work(stage_for, tmp_path):
 
 def test_a_forged_timing_report_stops_the_stage(stage_for, tmp_path):
     stage, gate = stage_for(FakeTrusted())
-    command = json.loads(stage.on_ready({"event": "cases_done"}))
+    command = json.loads(stage.on_cases_done())
     forged = timed(tmp_path, command, [1.0] * 25) | {"slot": command["slot"] + 5}
-    assert stage.on_ready(forged) == "stop"
+    assert stage.on_timed(as_event(forged)) == "stop"
     assert stage.result.violation.startswith("runtime.forged_channel")
     assert not gate.exclusive
 
@@ -142,13 +148,13 @@ def test_a_forged_timing_report_stops_the_stage(stage_for, tmp_path):
 def test_no_timing_for_a_candidate_that_has_not_passed(stage_for, tmp_path):
     trusted = FakeTrusted()
     stage, gate = stage_for(trusted, ready=lambda: False)
-    assert stage.on_ready({"event": "cases_done"}) == "stop"
+    assert stage.on_cases_done() == "stop"
     assert trusted.calls == [] and not gate.exclusive
 
 
 def test_close_releases_the_gpu_after_a_worker_died_mid_stage(stage_for, tmp_path):
     stage, gate = stage_for(FakeTrusted())
-    stage.on_ready({"event": "cases_done"})
+    stage.on_cases_done()
     assert gate.exclusive
     stage.close()
     assert not gate.exclusive
@@ -157,10 +163,10 @@ def test_close_releases_the_gpu_after_a_worker_died_mid_stage(stage_for, tmp_pat
 
 def test_an_unreadable_measurement_is_a_forgery(stage_for, tmp_path):
     stage, _ = stage_for(FakeTrusted())
-    command = json.loads(stage.on_ready({"event": "cases_done"}))
+    command = json.loads(stage.on_cases_done())
     event = timed(tmp_path, command, [1.0] * 25)
     (tmp_path / event["measurement"]).write_text('{"samples_ms": [-1]}')
-    assert stage.on_ready(event) == "stop"
+    assert stage.on_timed(as_event(event)) == "stop"
     assert "forged_channel" in stage.result.violation
 
 
@@ -191,7 +197,7 @@ def test_the_rechecked_round_depends_on_the_secret_seed(suite, tmp_path):
 @pytest.mark.parametrize("wrong", ["missing", "unasked"])
 def test_a_report_that_does_not_match_the_recheck_asked_for_is_forged(stage_for, tmp_path, wrong):
     stage, gate = stage_for(FakeTrusted())
-    reply = stage.on_ready({"event": "cases_done"})
+    reply = stage.on_cases_done()
     while True:
         command = json.loads(reply)
         event = timed(tmp_path, command, [1.0] * 25)
@@ -203,9 +209,9 @@ def test_a_report_that_does_not_match_the_recheck_asked_for_is_forged(stage_for,
             (tmp_path / "o.pt").write_bytes(b"")
             event["file"] = "o.pt"
             break
-        reply = stage.on_ready(event)
+        reply = stage.on_timed(as_event(event))
         assert reply != "stop"
-    assert stage.on_ready(event) == "stop"
+    assert stage.on_timed(as_event(event)) == "stop"
     assert stage.result.violation.startswith("runtime.forged_channel")
     assert not (tmp_path / "o.pt").exists()
     assert not gate.exclusive
@@ -266,7 +272,7 @@ def test_a_stage_closed_while_it_waits_for_the_gpu_gives_it_straight_back(stage_
     stage, gate = stage_for(trusted)
     gate.acquire_exclusive()  # another candidate's stage
     replies: list[str] = []
-    waiter = threading.Thread(target=lambda: replies.append(stage.on_ready({"event": "cases_done"})))
+    waiter = threading.Thread(target=lambda: replies.append(stage.on_cases_done()))
     waiter.start()
     while not gate._exclusive_waiting:
         threading.Event().wait(0.01)

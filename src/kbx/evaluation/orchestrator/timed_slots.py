@@ -1,7 +1,7 @@
 """What a performance stage times and what it found: the slots (one bench workload in one dtype each, with timing
 seeds drawn from the run's secret seed), every measurement of a slot, and the stage's outcome as it is stored
 (speedups per slot and their geometric mean per task, SOL fractions, where the time went). Pure values: the
-stage that fills them is `kbx.evaluation.performance`."""
+stage that fills them is `kbx.evaluation.orchestrator.performance`."""
 
 from __future__ import annotations
 

@@ -91,7 +91,7 @@ class Guards:
 
     def __init__(self, device: str, watched: list[ModuleType | type], denied: list[str] | None = None) -> None:
         """`watched`: extra modules/classes (the worker's own helpers) whose callables must stay as they are;
-        `denied`: the list the audit hook records denials in (`kbx.evaluation.audit`)."""
+        `denied`: the list the audit hook records denials in (`kbx.evaluation.candidate.audit`)."""
         self.device = device
         self._denied = [] if denied is None else denied
         self._dispatch = dict(copyreg.dispatch_table)

@@ -20,18 +20,29 @@ from typing import Any, Literal
 from kbx.candidates.source import Candidate
 from kbx.candidates.static import check_static
 from kbx.errors import KbxError
-from kbx.evaluation.audit import JOB_PREFIX
 from kbx.evaluation.bench_inputs import TimingSettings
+from kbx.evaluation.candidate.audit import JOB_PREFIX
 from kbx.evaluation.cases import Case, new_secret_seed, plan_cases, reproducibility_cases
 from kbx.evaluation.confinement.enter import default_hidden, for_this_process, unavailable
 from kbx.evaluation.confinement.libc import set_undumpable
-from kbx.evaluation.conversation import TIMED, Conversation, refill_case
-from kbx.evaluation.gpu_gate import GpuGate, gpu_gate
-from kbx.evaluation.performance import PerformanceStage
+from kbx.evaluation.orchestrator.conversation import Conversation, refill_case
+from kbx.evaluation.orchestrator.gpu_gate import GpuGate, gpu_gate
+from kbx.evaluation.orchestrator.performance import PerformanceStage
+from kbx.evaluation.orchestrator.sandbox import Limits, WorkerRun, run_worker, scratch_root
+from kbx.evaluation.orchestrator.timed_slots import Performance
+from kbx.evaluation.orchestrator.trusted_client import TrustedWorker
+from kbx.evaluation.protocol import (
+    TIMED,
+    CaseDone,
+    CaseFailed,
+    CaseStart,
+    Event,
+    Finished,
+    Imported,
+    ImportFailed,
+    Started,
+)
 from kbx.evaluation.result import CaseResult, Evaluation
-from kbx.evaluation.sandbox import Limits, WorkerRun, run_worker, scratch_root
-from kbx.evaluation.timed_slots import Performance
-from kbx.evaluation.trusted import TrustedWorker
 from kbx.evaluation.verdict import Comparison
 from kbx.status import Status
 from kbx.tasks.spec import Task
@@ -232,24 +243,22 @@ def combine(correctness: Evaluation, timing: Evaluation) -> Evaluation:
 def _call_failure(run: WorkerRun, cases: list[Case], limits: Limits) -> tuple[Status, str, str] | None:
     """The status of a worker that did not call the candidate on every case, or None if it did."""
     events = run.events
-    by_kind = {e.get("event"): e for e in events}
     current = _current_case(events, cases)
     if run.timed_out:
         return Status.TIMEOUT, f"no result within {limits.timeout_s:g}s{current}", ""
-    for kind in ("import_error", "case_error"):
-        if kind in by_kind:
-            event = by_kind[kind]
-            status = _status_or(event.get("status"), Status.RUNTIME_ERROR)
-            if kind == "import_error":
+    for kind in (ImportFailed, CaseFailed):
+        failure = next((e for e in reversed(events) if isinstance(e, kind)), None)
+        if isinstance(failure, (ImportFailed, CaseFailed)):
+            status = _status_or(failure.status, Status.RUNTIME_ERROR)
+            if isinstance(failure, ImportFailed):
                 where = "while importing the candidate"
-            elif event.get("index") == TIMED:
+            elif failure.index == TIMED:
                 where = "while being timed"
             else:
                 where = current.removeprefix(", ")
-            return status, f"{event.get('error', '')} ({where})", str(event.get("traceback", ""))
-    if "finished" in by_kind and all(
-        any(e.get("event") == "case_done" and e.get("index") == c.index for e in events) for c in cases
-    ):
+            return status, f"{failure.error} ({where})", failure.traceback
+    done = {e.index for e in events if isinstance(e, CaseDone)}
+    if any(isinstance(e, Finished) for e in events) and all(c.index in done for c in cases):
         return None
     code = run.returncode
     if code is not None and code < 0:
@@ -258,7 +267,7 @@ def _call_failure(run: WorkerRun, cases: list[Case], limits: Limits) -> tuple[St
             return Status.TIMEOUT, f"CPU-time limit exceeded{current}", ""
         hint = " (possibly out of memory)" if name == "SIGKILL" else ""
         return Status.CRASHED, f"worker killed by {name}{hint}{current}", ""
-    if "started" not in by_kind:
+    if not any(isinstance(e, Started) for e in events):
         return Status.CRASHED, f"worker failed to start (exit code {code}): {run.output[-300:]}", ""
     return Status.CRASHED, f"worker exited with code {code} before finishing{current}", ""
 
@@ -280,10 +289,10 @@ def _unjudged(cases: list[Case], judged: dict[int, dict[str, Any]]) -> tuple[Sta
     return None
 
 
-def _current_case(events: list[dict[str, Any]], cases: list[Case]) -> str:
-    started = [e.get("index") for e in events if e.get("event") == "case_start"]
-    if not started or not isinstance(started[-1], int) or not 0 <= started[-1] < len(cases):
-        return ", before the first case" if any(e.get("event") == "imported" for e in events) else ""
+def _current_case(events: list[Event], cases: list[Case]) -> str:
+    started = [e.index for e in events if isinstance(e, CaseStart)]
+    if not started or not 0 <= started[-1] < len(cases):
+        return ", before the first case" if any(isinstance(e, Imported) for e in events) else ""
     return f", during {cases[started[-1]].label()}"
 
 

@@ -10,8 +10,9 @@ import torch
 
 from kbx.errors import ReferenceFailed
 from kbx.evaluation.cases import plan_cases, workload_of
+from kbx.evaluation.orchestrator.trusted_client import TrustedWorker
 from kbx.evaluation.outputs import pack_outputs
-from kbx.evaluation.trusted import TrustedWorker, _State
+from kbx.evaluation.trusted.worker import _State
 from kbx.tasks.meta import read_task
 from kbx.tasks.module import import_task
 from kbx.tasks.registry import default_suite_root
@@ -43,7 +44,7 @@ def test_each_slot_compiles_its_own_reference_past_dynamos_recompile_limit():
     bench slots than the limit would time eager as "compile". `own_code` gives every slot its own entry."""
     import torch
 
-    from kbx.evaluation.trusted import own_code
+    from kbx.evaluation.trusted.worker import own_code
 
     compiled: list[int] = []
 

@@ -3,7 +3,7 @@ from types import MappingProxyType
 
 import torch
 
-from kbx.evaluation.compare import compare, second_opinion, wants_second_opinion
+from kbx.evaluation.trusted.compare import compare, second_opinion, wants_second_opinion
 from kbx.status import Status
 from kbx.tasks.spec import Contract, Tolerance, Workload
 
@@ -108,7 +108,7 @@ def test_quantized_bound_is_scale_relative():
 
 
 def test_chunked_comparison_counts_and_locates_across_chunks(monkeypatch):
-    monkeypatch.setattr("kbx.evaluation.compare._CHUNK", 7)
+    monkeypatch.setattr("kbx.evaluation.trusted.compare._CHUNK", 7)
     ref = torch.arange(60, dtype=torch.float32).reshape(6, 10)
     got = ref.clone()
     got[0, 9] += 1  # flat 9: second chunk
@@ -124,7 +124,7 @@ def test_chunked_quantized_matches_whole_tensor(monkeypatch):
     got = ref + 0.01 * torch.randn(1001, generator=torch.Generator().manual_seed(4))
     c = contract("quantized", bound=0.5)
     whole = one(got, ref, c).rel_rmse
-    monkeypatch.setattr("kbx.evaluation.compare._CHUNK", 64)
+    monkeypatch.setattr("kbx.evaluation.trusted.compare._CHUNK", 64)
     assert math.isclose(one(got, ref, c).rel_rmse, whole, rel_tol=1e-12)
 
 
@@ -139,7 +139,7 @@ class _OrthogonalCheck:
 
 
 def test_property_contracts_are_judged_by_the_tasks_check():
-    from kbx.evaluation.compare import judge
+    from kbx.evaluation.trusted.compare import judge
 
     c = contract("property")
     q, _ = torch.linalg.qr(torch.randn(6, 4, dtype=torch.float64).float())
@@ -154,7 +154,7 @@ def test_property_contracts_are_judged_by_the_tasks_check():
 
 
 def test_a_check_that_raises_on_the_outputs_fails_them():
-    from kbx.evaluation.compare import judge
+    from kbx.evaluation.trusted.compare import judge
 
     class Raises:
         @staticmethod
@@ -211,7 +211,7 @@ def test_the_second_opinion_works_on_float8_outputs():
 
 
 def test_a_randomised_output_must_repeat_under_its_seed_and_change_under_another():
-    from kbx.evaluation.compare import twin_verdict
+    from kbx.evaluation.trusted.compare import twin_verdict
 
     first = [torch.tensor([0.0, 2.0, math.nan, 2.0])]
     assert twin_verdict([first[0].clone()], first, same=True) is None  # NaN matches NaN

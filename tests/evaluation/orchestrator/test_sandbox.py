@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from kbx.evaluation.sandbox import Limits, run_worker
+from kbx.evaluation.orchestrator.sandbox import Limits, run_worker
+from kbx.evaluation.protocol import Event, Imported
 
 
 @pytest.mark.slow
@@ -18,8 +19,8 @@ def test_a_long_answer_is_not_charged_to_the_candidate(suite):
     task = suite["relu"]
     limit = 20.0
 
-    def on_event(event: dict) -> str | None:
-        if event.get("event") == "imported":
+    def on_event(event: Event) -> str | None:
+        if isinstance(event, Imported):
             time.sleep(limit + 5)
             return "stop"
         return None
@@ -29,4 +30,4 @@ def test_a_long_answer_is_not_charged_to_the_candidate(suite):
                          Path(scratch) / "job", on_event)
     assert not run.timed_out
     assert run.elapsed_s > limit and run.judged_s >= limit
-    assert [e["event"] for e in run.events] == ["started", "imported", "finished"]
+    assert [e.name for e in run.events] == ["started", "imported", "finished"]

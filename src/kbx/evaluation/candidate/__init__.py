@@ -1,0 +1,1 @@
+"""What runs in the candidate worker's process, beside the candidate: warnings, never boundaries."""

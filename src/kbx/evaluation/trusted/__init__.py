@@ -1,0 +1,1 @@
+"""The trusted worker: one long-lived process per device that owns the reference outputs and judges."""
