@@ -15,12 +15,18 @@ rule (`kbx.evaluation.orchestrator.torch_work`, its thresholds) is applied in th
 candidate's reach. A candidate that forges the tally itself has to patch the recorder, which the guards watch: that
 is a warning, not a boundary (docs/anticheat.md).
 
+A dispatch mode belongs to the thread that entered it: the recorder also makes every thread started while it
+records (through `threading` or `_thread`) run under the recording, so work moved to a thread and joined before the
+call returns is tallied too.
+
 Triton launches do not go through the dispatcher, and neither does the Triton interpreter's own data movement
 (it works on numpy views), so honest kernels record nothing but their wrapper's allocations and views.
 """
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from kbx.evaluation.protocol import TorchWork
@@ -63,16 +69,37 @@ class TorchComputeRecorder:
                 return result
 
         self._mode_type = _Mode
+        self._active = False
+        _follow_new_threads(self)
         # Enter once now: the first entry imports parts of torch lazily (torch._dynamo, which rewraps
         # torch.manual_seed), and that must happen before the worker snapshots torch's callables.
         with _Mode():
             torch.empty(1) + 1
         self._seen.clear()
 
-    def recording(self) -> Any:
-        """A context manager: record the operators run inside it (clears earlier records)."""
+    @contextlib.contextmanager
+    def recording(self) -> Iterator[None]:
+        """Record the operators run inside this context (clears earlier records), on this thread and on every
+        thread started meanwhile."""
         self._seen.clear()
-        return self._mode_type()
+        self._active = True
+        try:
+            with self._mode_type():
+                yield
+        finally:
+            self._active = False
+
+    def in_new_thread(self, body: Callable[..., Any]) -> Callable[..., Any]:
+        """`body`, run under the recording when a recording is on as the thread starts (a dispatch mode belongs to
+        the thread that entered it, so work moved to a thread would otherwise go unseen)."""
+
+        def recorded(*args: Any, **kwargs: Any) -> Any:
+            if not self._active:
+                return body(*args, **kwargs)
+            with self._mode_type():
+                return body(*args, **kwargs)
+
+        return recorded
 
     def tally(self, inputs: dict[str, Any]) -> TorchWork:
         """What the last recording saw, for the case's report: elements per operator and the largest input's."""
@@ -80,6 +107,20 @@ class TorchComputeRecorder:
 
         largest = max((t.numel() for t in inputs.values() if isinstance(t, torch.Tensor)), default=0)
         return TorchWork(dict(self._seen), largest)
+
+
+def _follow_new_threads(recorder: TorchComputeRecorder) -> None:
+    """Make every thread started from now on (through `threading`, subclasses included, or `_thread`) run its body
+    through `recorder.in_new_thread`. Patched in the worker's process, before the candidate is imported."""
+    import _thread
+    import threading
+
+    bootstrap = threading.Thread._bootstrap_inner  # type: ignore[attr-defined]
+    threading.Thread._bootstrap_inner = lambda thread: recorder.in_new_thread(bootstrap)(thread)  # type: ignore[attr-defined]
+    start = _thread.start_new_thread
+    _thread.start_new_thread = lambda function, args, kwargs=None: start(  # type: ignore[assignment]
+        recorder.in_new_thread(function), args, kwargs or {}
+    )
 
 
 def _tensors(value: Any, tensor_type: type) -> list[Any]:

@@ -1,0 +1,74 @@
+"""The dispatch recorder: torch's work during a call, tallied over every operator and every thread."""
+
+from __future__ import annotations
+
+import _thread
+import threading
+
+import pytest
+import torch
+
+from kbx.evaluation.candidate.torch_compute import TorchComputeRecorder
+
+
+@pytest.fixture
+def recorder(monkeypatch):
+    # The recorder patches thread start-up for its process (the worker's); give the test process its own back.
+    monkeypatch.setattr(threading.Thread, "_bootstrap_inner", threading.Thread._bootstrap_inner)
+    monkeypatch.setattr(_thread, "start_new_thread", _thread.start_new_thread)
+    return TorchComputeRecorder()
+
+
+def test_allocations_views_and_copies_are_not_work(recorder):
+    x = torch.randn(4096)
+    with recorder.recording():
+        torch.empty_like(x).copy_(x.view(64, 64).t().contiguous().reshape(-1))
+    assert dict(recorder.tally({"x": x}).ops) == {}
+
+
+def test_many_small_operators_add_up(recorder):
+    x = torch.randn(4096)
+    with recorder.recording():
+        for start in range(0, 4096, 128):
+            chunk = x[start : start + 128]
+            chunk * (chunk > 0)
+    work = recorder.tally({"x": x})
+    assert work.largest_input == 4096 and sum(work.ops.values()) >= 2 * 4096
+
+
+def test_work_in_a_joined_thread_is_tallied(recorder):
+    x = torch.randn(4096)
+
+    class Worker(threading.Thread):
+        def run(self) -> None:
+            x * 2
+
+    with recorder.recording():
+        thread = Worker()
+        thread.start()
+        thread.join()
+    assert recorder.tally({"x": x}).ops.get("aten.mul", 0) >= 4096
+
+
+def test_work_in_a_raw_thread_is_tallied(recorder):
+    x = torch.randn(4096)
+    done = threading.Event()
+
+    def work() -> None:
+        x + 1
+        done.set()
+
+    with recorder.recording():
+        _thread.start_new_thread(work, ())
+        assert done.wait(10)
+    assert recorder.tally({"x": x}).ops.get("aten.add", 0) >= 4096
+
+
+def test_threads_started_outside_a_recording_are_not_recorded(recorder):
+    x = torch.randn(4096)
+    thread = threading.Thread(target=lambda: x * 2)
+    thread.start()
+    thread.join()
+    with recorder.recording():
+        pass
+    assert dict(recorder.tally({"x": x}).ops) == {}
