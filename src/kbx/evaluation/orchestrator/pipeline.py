@@ -73,17 +73,15 @@ class Evaluator:
         entry); None uses the devices the environment makes visible."""
         self.gpu = gpu
         set_undumpable()  # the orchestrator: no candidate may read its memory, whatever UID it runs as
-        if limits is None or limits.confined:
-            why = unavailable(for_this_process(True, default_hidden()))
-            if why is not None:
-                raise KbxError(f"this machine cannot confine candidates ({why}); --unconfined runs them without it")
+        limits = limits or Limits()
+        self.confinement = for_this_process(limits.confined, default_hidden())
+        why = unavailable(self.confinement) if self.confinement.enabled else None
+        if why is not None:
+            raise KbxError(f"this machine cannot confine candidates ({why}); --unconfined runs them without it")
         self._trusted = TrustedWorker(device, gpu)
         self.device = self._trusted.device
-        self.environment = self._trusted.environment
-        limits = limits or Limits()
+        self.environment = {**self._trusted.environment, "confinement": self.confinement.describe()}
         self.limits = limits if limits.timeout_s else replace(limits, timeout_s=DEFAULT_TIMEOUT_S[self.device])
-        self.confinement = for_this_process(self.limits.confined, default_hidden())
-        self.environment = {**self.environment, "confinement": self.confinement.describe()}
         self.secret_seed = new_secret_seed() if secret_seed is None else secret_seed
         self._trusted_lock = threading.Lock()
         self.timing = timing
