@@ -272,3 +272,28 @@ def test_without_root_the_candidate_is_confined_in_a_user_namespace(job_dir):
     assert done.returncode == 0, done.stderr[-2000:]
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     assert seen == {"spec": True, "pid": 1, "cap": "0000000000000000", "seccomp": "2", "source": False, "mount": -1}
+
+
+def test_a_python_installation_under_tmp_stays_visible_and_read_only(job_dir, tmp_path):
+    site = tmp_path / "site"  # pytest's tmp_path lives under /tmp, which the view replaces with a fresh tmpfs
+    site.mkdir()
+    (site / "kbx_probe_module.py").write_text("VALUE = 7\n")
+    for path in (tmp_path, site):
+        path.chmod(0o755)
+    (site / "kbx_probe_module.py").chmod(0o644)
+    code = f"import sys; sys.path.insert(0, {str(site)!r})\n" + PRELUDE + textwrap.dedent(
+        """
+        import kbx_probe_module
+        try:
+            open(kbx_probe_module.__file__, "a").close()
+            writable = True
+        except OSError:
+            writable = False
+        print(json.dumps({"value": kbx_probe_module.VALUE, "writable": writable}))
+        """
+    )
+    spec = for_this_process(True, default_hidden())
+    done = subprocess.run([sys.executable, "-I", "-c", code, json.dumps(spec.to_json()), str(job_dir)],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == {"value": 7, "writable": False}

@@ -103,15 +103,17 @@ def build_view(plan: ViewPlan) -> None:
     root = os.path.join(plan.job_dir, ".view")
     os.makedirs(root, exist_ok=True)
     libc.mount("tmpfs", root, "tmpfs", libc.MS_NOSUID | libc.MS_NODEV, "mode=0755,size=16m")
+    # The private file systems first, so that what is bound afterwards lands on top of them: a Python installation
+    # or a job directory may well live under /tmp or /dev/shm.
+    _private_dev(root, plan.devices)
+    _tmpfs(root + "/tmp", "mode=1777")
+    os.makedirs(root + "/proc", exist_ok=True)
+    libc.mount("proc", root + "/proc", "proc", libc.MS_NOSUID | libc.MS_NODEV | libc.MS_NOEXEC)
     for path in plan.read_only:
         _bind(path, root + path, recursive=True)
     for path, target in plan.links:
         if not os.path.lexists(root + path):
             os.symlink(target, root + path)
-    _private_dev(root, plan.devices)
-    _tmpfs(root + "/tmp", "mode=1777")
-    os.makedirs(root + "/proc", exist_ok=True)
-    libc.mount("proc", root + "/proc", "proc", libc.MS_NOSUID | libc.MS_NODEV | libc.MS_NOEXEC)
     _bind(plan.job_dir, root + plan.job_dir, recursive=False)
     for path in plan.hidden:
         if os.path.isdir(root + path) and any(path.startswith(p.rstrip("/") + "/") for p in plan.read_only):
