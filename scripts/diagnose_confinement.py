@@ -4,14 +4,16 @@ prefix of the steps (PID namespace; + view; + UID; + seccomp), printing what fai
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
 
 import kbx
 from kbx.evaluation.confinement.enter import default_hidden
 
-SRC = str(__import__("pathlib").Path(kbx.__file__).resolve().parent.parent)
+SRC = str(Path(kbx.__file__).resolve().parent.parent)
 CHILD = """
 import os, sys, json, signal
 sys.path.insert(0, {src!r})
@@ -35,8 +37,7 @@ def main() -> None:
     for steps in (["pid"], ["pid", "view"], ["pid", "uid"], ["pid", "seccomp"], ["pid", "view", "uid"],
                   ["pid", "view", "uid", "seccomp"], ["view"], ["uid"], ["seccomp"]):
         job = tempfile.mkdtemp(prefix="kbx-job-", dir="/dev/shm")
-        import os
-        os.chmod(job, 0o777)
+        os.chmod(job, 0o777)  # the steps without a view still write here as uid 65534
         done = subprocess.run([sys.executable, "-I", "-c", CHILD.format(src=SRC), json.dumps(steps), job, hidden],
                               capture_output=True, text=True, check=False)
         print("+".join(steps), "->", (done.stdout.strip() or done.stderr.strip()[-400:]))
