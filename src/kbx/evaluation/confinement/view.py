@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import socket
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -77,10 +78,10 @@ def plan_view(job_dir: str, hidden: tuple[str, ...] = ()) -> ViewPlan:
     )
 
 
-def _outermost(paths: object) -> tuple[str, ...]:
+def _outermost(paths: Iterable[str]) -> tuple[str, ...]:
     """The distinct paths, dropping those inside another (a recursive bind of the outer one shows them)."""
     kept: list[str] = []
-    for path in sorted(set(paths), key=lambda p: (p.count("/"), p)):  # type: ignore[call-overload]
+    for path in sorted(set(paths), key=lambda p: (p.count("/"), p)):
         if not any(path == k or path.startswith(k.rstrip("/") + "/") for k in kept):
             kept.append(path)
     return tuple(sorted(kept))

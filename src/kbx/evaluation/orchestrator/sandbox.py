@@ -2,7 +2,8 @@
 
 The worker's stdout and stderr are drained continuously and only a head and a tail are kept, so a candidate
 that prints 100 MB neither blocks nor floods memory. The wall-clock limit is enforced from here by killing the
-worker's whole process group.
+process group of the worker's warden (`kbx.evaluation.confinement.warden`); the worker's parent-death signal then
+ends its PID namespace, and with it every process the candidate started.
 """
 
 from __future__ import annotations
