@@ -13,6 +13,7 @@ from kbx.evaluation.protocol import (
     Finished,
     Imported,
     ImportFailed,
+    Launches,
     Started,
     Timed,
     TorchWork,
@@ -29,6 +30,9 @@ from kbx.evaluation.protocol import (
         CaseDone(2, "case_2.pt", ("input",), TorchWork({"aten.add": 12}, 1000)),
         ImportFailed("COMPILE_ERROR", "SyntaxError: x", "tb"), CaseFailed(TIMED, "RUNTIME_ERROR", "boom", ""),
         Timed(0, "timed_0.json"), Timed(1, "timed_1.json", "timed_1.pt"),
+        CaseDone(0, "case_0.pt", (), TorchWork({}, 10),
+                 Launches(3, 1, {"sm90_gemm": 2}, {"at::native::fill": 1}, 900, 5000, 8, 4000)),
+        Timed(1, "timed_1.json", "timed_1.pt", Launches(1, 0, {}, {}, 0, 100, 0, 4000)),
     ],
 )
 def test_what_the_worker_writes_reads_back(event):
@@ -46,6 +50,10 @@ def test_what_the_worker_writes_reads_back(event):
         '{"event": "case_done", "index": 0, "file": "case_0.pt", "mutated": [], '
         '"torch_work": {"ops": {"aten.add": 1.5}, "largest_input": 1}}',
         '{"event": "timed", "slot": 0}',
+        '{"event": "timed", "slot": 0, "measurement": "m", "launches": {"own": 1}}',
+        '{"event": "timed", "slot": 0, "measurement": "m", "launches": {"own": 1, "dispatched": 0, '
+        '"foreign": [], "stray_torch": {}, "stray_torch_ns": 0, "kernel_ns": 0, "host_bytes": 0, '
+        '"largest_input_bytes": 0}}',
     ],
 )
 def test_anything_else_is_unreadable(line):

@@ -70,6 +70,7 @@ _EVALUATES = "evaluates string annotations as code"
 _COMPILES_C = "compiles and loads C modules; kernels must be Triton"
 _UNPICKLES = "unpickling runs arbitrary code"
 _PROCESSES = "other processes can do work outside the timed call"
+_TRACE = "the launch trace is torch's profiler: starting, stopping or annotating it hides kernels from the trace"
 
 FORBIDDEN_CALLS: dict[str, str] = {
     "os.system": "shell commands escape the sandbox",
@@ -96,6 +97,8 @@ FORBIDDEN_CALLS: dict[str, str] = {
     **_each(_COMPILES_C, "triton.runtime.build", "triton.backends", "triton.tools"),
     "triton.knobs": "knobs choose the compiler binaries Triton runs and the hooks around every launch",
     **_each(_PROCESSES, "torch.multiprocessing", "torch.distributed", "torch.utils.data"),
+    **_each(_TRACE, "torch.profiler", "torch.autograd.profiler", "torch.autograd.profiler_util",
+            "torch.autograd.profiler_legacy", "torch.cuda.profiler"),
     "torch.utils.benchmark": "benchmark timers compile and run statements given as strings",
     "torch.utils.collect_env": "collect_env runs shell commands",
     "torch.cuda.Stream": "side streams hide work from the timed stream",

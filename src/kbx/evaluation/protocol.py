@@ -66,6 +66,28 @@ class TorchWork:
 
 
 @dataclass(frozen=True)
+class Launches:
+    """What the CUDA driver's launch trace saw during one call on a GPU (`kbx.evaluation.candidate.launch_trace`),
+    for the orchestrator's rule (`kbx.evaluation.orchestrator.launches`)."""
+
+    own: int
+    """Launches of the candidate's own kernels (compiled by Triton in its process, launched by Triton's launcher)."""
+    dispatched: int
+    """Launches made inside a torch operator, whose work the torch-work recorder judges."""
+    foreign: Mapping[str, int]
+    """Library kernels neither the candidate's own nor launched by a torch operator: launches by kernel name."""
+    stray_torch: Mapping[str, int]
+    """torch's own kernels (`at::`) with no operator on record: launches by kernel name."""
+    stray_torch_ns: int
+    """GPU time of the `stray_torch` kernels."""
+    kernel_ns: int
+    """GPU time of every kernel of the call."""
+    host_bytes: int
+    """Bytes copied between the host and the device."""
+    largest_input_bytes: int
+
+
+@dataclass(frozen=True)
 class CaseDone:
     """A case's outputs are saved (`file`, in the job directory) for the trusted worker to judge."""
 
@@ -75,6 +97,8 @@ class CaseDone:
     mutated: tuple[str, ...]
     """Inputs whose values the call changed."""
     torch_work: TorchWork
+    launches: Launches | None = None
+    """The launch trace of the call (GPU only)."""
 
 
 @dataclass(frozen=True)
@@ -106,6 +130,8 @@ class Timed:
     slot: int
     measurement: str
     file: str | None = None
+    launches: Launches | None = None
+    """The launch trace of the re-checked call (in the round that has one)."""
 
 
 @dataclass(frozen=True)
@@ -172,10 +198,22 @@ def _field(name: str, value: Any) -> Any:
         return tuple(_exact(v, str) for v in value)
     if name == "torch_work":
         ops = value["ops"]
-        if not isinstance(ops, dict):
-            raise TypeError(name)
-        return TorchWork({_exact(k, str): _exact(v, int) for k, v in ops.items()}, _exact(value["largest_input"], int))
+        return TorchWork(_counts(ops), _exact(value["largest_input"], int))
+    if name == "launches":
+        if value is None:
+            return None
+        return Launches(
+            _exact(value["own"], int), _exact(value["dispatched"], int), _counts(value["foreign"]),
+            _counts(value["stray_torch"]), _exact(value["stray_torch_ns"], int), _exact(value["kernel_ns"], int),
+            _exact(value["host_bytes"], int), _exact(value["largest_input_bytes"], int),
+        )
     raise TypeError(name)
+
+
+def _counts(value: Any) -> dict[str, int]:
+    if not isinstance(value, dict):
+        raise TypeError("not a mapping of counts")
+    return {_exact(k, str): _exact(v, int) for k, v in value.items()}
 
 
 def _exact(value: Any, kind: type) -> Any:

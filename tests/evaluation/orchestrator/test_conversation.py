@@ -41,9 +41,10 @@ QUIET = {"ops": {}, "largest_input": 1000}
 """The tally of a call in which torch did nothing but allocate."""
 
 
-def done(tmp_path: Path, index: int, torch_work: dict = QUIET) -> dict:
+def done(tmp_path: Path, index: int, torch_work: dict = QUIET, launches: dict | None = None) -> dict:
     (tmp_path / f"case_{index}.pt").write_bytes(b"")
-    return {"event": "case_done", "index": index, "file": f"case_{index}.pt", "mutated": [], "torch_work": torch_work}
+    event = {"event": "case_done", "index": index, "file": f"case_{index}.pt", "mutated": [], "torch_work": torch_work}
+    return event if launches is None else {**event, "launches": launches}
 
 
 def test_cases_are_handed_out_one_at_a_time(talk):
@@ -126,6 +127,32 @@ def test_torchs_work_is_judged_here_from_the_reported_tally(talk, torch_work, ru
     for event in ({"event": "started", "pid": 1}, {"event": "imported"}, {"event": "case_start", "index": 0}):
         on(conversation)(event)
     reply = on(conversation)(done(tmp_path, 0, torch_work))
+    assert (reply == "stop") is bool(rule)
+    assert conversation.rejected.startswith(f"runtime.{rule}") if rule else conversation.rejected == ""
+    assert judged == ([] if rule else [0])
+
+
+def traced(foreign: dict | None = None, host_bytes: int = 0) -> dict:
+    """A launch trace as the worker reports it: own kernels, a dispatched fill, and what the test adds."""
+    return {"own": 2, "dispatched": 1, "foreign": foreign or {}, "stray_torch": {}, "stray_torch_ns": 0,
+            "kernel_ns": 20_000, "host_bytes": host_bytes, "largest_input_bytes": 4_000_000}
+
+
+@pytest.mark.parametrize(
+    ("launches", "rule"),
+    [
+        (traced(), ""),
+        (traced(host_bytes=8), ""),  # a scalar read back with .item()
+        (traced({"sm90_xmma_gemm_f32f32": 1}), "foreign_kernel"),
+        (traced(host_bytes=4_000_000), "host_copy"),
+        ({"own": 1}, "forged_channel"),
+    ],
+)
+def test_the_launch_trace_is_judged_here(talk, launches, rule):
+    conversation, judged, tmp_path = talk
+    for event in ({"event": "started", "pid": 1}, {"event": "imported"}, {"event": "case_start", "index": 0}):
+        on(conversation)(event)
+    reply = on(conversation)(done(tmp_path, 0, QUIET, launches))
     assert (reply == "stop") is bool(rule)
     assert conversation.rejected.startswith(f"runtime.{rule}") if rule else conversation.rejected == ""
     assert judged == ([] if rule else [0])

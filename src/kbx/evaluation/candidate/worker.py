@@ -12,6 +12,7 @@ Everything imported here must be importable with torch + triton + numpy + the st
 from __future__ import annotations
 
 import collections
+import contextlib
 import importlib.util
 import json
 import os
@@ -87,11 +88,18 @@ def main(argv: list[str]) -> int:
     try:  # before CUDA initialises: the driver reads /proc, which must be this PID namespace's own by then
         confine(confinement, spec["job_dir"])
     except OSError as exc:  # the harness's failure, not the candidate's: the orchestrator stops the run
-        channel.send(protocol.ConfinementFailed(f"{type(exc).__name__}: {exc}"))
+        channel.send(protocol.ConfinementFailed(f"could not confine itself: {type(exc).__name__}: {exc}"))
         return 0
     timer = _Timer(device)  # binds the timing functions before any candidate code runs
     recorder = TorchComputeRecorder()
+    try:
+        tracer = _launch_tracer(device, Path(spec["job_dir"]))
+    except Exception as exc:  # CUPTI refused (another profiler holds it): the harness's failure, as above
+        channel.send(protocol.ConfinementFailed(f"could not start the launch trace: {type(exc).__name__}: {exc}"))
+        return 0
     watched = [outputs, _Channel, _Timer, _Session, sys.modules[__name__], refresh.ValueRefresher, TorchComputeRecorder]
+    if tracer is not None:
+        watched += [type(tracer), sys.modules[type(tracer).__module__]]
     guards = Guards(device, watched=watched, denied=_DENIED)
     channel.send(protocol.Started(os.getpid()))
 
@@ -106,7 +114,7 @@ def main(argv: list[str]) -> int:
         return 0
     channel.send(protocol.Imported())
 
-    session = _Session(entry, guards, recorder, channel, task, make_inputs, device, Path(spec["job_dir"]))
+    session = _Session(entry, guards, recorder, tracer, channel, task, make_inputs, device, Path(spec["job_dir"]))
     while (command := channel.wait_command()) is not None:
         if not session.run(command, timer):
             return 0
@@ -114,9 +122,24 @@ def main(argv: list[str]) -> int:
     return 0
 
 
+def _launch_tracer(device: str, job_dir: Path) -> Any:
+    """The launch trace of every call on a GPU (`kbx.evaluation.candidate.launch_trace`); None on the CPU."""
+    if device != "cuda":
+        return None
+    from kbx.evaluation.candidate.launch_trace import LaunchTracer
+
+    return LaunchTracer(job_dir)
+
+
+def _traced(tracer: Any, inputs: dict[str, Any]) -> Any:
+    """The launch trace around one call, or nothing to do on the CPU."""
+    return contextlib.nullcontext() if tracer is None else tracer.tracing(inputs)
+
+
 def _import_what_the_session_uses() -> None:
     """Import every kbx module the session imports lazily: once confined, kbx's source is not there to read."""
     import kbx.evaluation.bench_inputs
+    import kbx.evaluation.candidate.launch_trace
     import kbx.evaluation.cases
     import kbx.evaluation.outputs
     import kbx.timing.measure  # noqa: F401
@@ -126,13 +149,13 @@ class _Session:
     """Runs the orchestrator's commands on the imported candidate: a correctness case, or a timed slot."""
 
     def __init__(
-        self, entry: Any, guards: Any, recorder: Any, channel: _Channel, task: Any, make_inputs: Any, device: str,
-        job_dir: Path,
+        self, entry: Any, guards: Any, recorder: Any, tracer: Any, channel: _Channel, task: Any, make_inputs: Any,
+        device: str, job_dir: Path,
     ) -> None:
         from kbx.evaluation.bench_inputs import InputSets
 
         self.entry, self.guards, self.channel, self.task = entry, guards, channel, task
-        self.recorder = recorder
+        self.recorder, self.tracer = recorder, tracer
         self.make_inputs, self.device, self.job_dir = make_inputs, device, job_dir
         self.sets = InputSets(make_inputs, device)
         self._kept: dict[str, Any] | None = None
@@ -146,7 +169,7 @@ class _Session:
         if command.get("cmd") == "case":
             return self._case(command, workload)
         try:
-            timed = timer.time_slot(self.entry, self.guards, self.sets, workload, command, self.job_dir)
+            timed = timer.time_slot(self.entry, self.guards, self.tracer, self.sets, workload, command, self.job_dir)
         except BaseException as exc:
             self.channel.send(protocol.CaseFailed(TIMED, **_describe(exc, importing=False)))
             return False
@@ -171,7 +194,7 @@ class _Session:
         self.channel.send(protocol.CaseStart(index))
         self.guards.before_call()
         try:
-            with self.recorder.recording():
+            with self.recorder.recording(), _traced(self.tracer, inputs):
                 result = self.entry(**inputs)
             if self.device == "cuda":
                 torch.cuda.synchronize()
@@ -188,7 +211,8 @@ class _Session:
         torch.save({"outputs": outputs.pack_outputs(result)}, path)
         del result, pristine
         self._kept = inputs
-        self.channel.send(protocol.CaseDone(index, path.name, tuple(mutated), tally))
+        launches = None if self.tracer is None else self.tracer.last
+        self.channel.send(protocol.CaseDone(index, path.name, tuple(mutated), tally, launches))
         return True
 
 
@@ -225,7 +249,7 @@ class _Timer:
             self._refresh = ValueRefresher("cuda")
 
     def time_slot(
-        self, entry: Any, guards: Any, sets: Any, workload: Any, command: dict[str, Any], job_dir: Path
+        self, entry: Any, guards: Any, tracer: Any, sets: Any, workload: Any, command: dict[str, Any], job_dir: Path
     ) -> dict[str, Any] | Any:
         """The `timed` event's fields, or the RuntimeViolation the guards found."""
         import torch
@@ -259,8 +283,9 @@ class _Timer:
             fresh = refill(used, sets.make(workload, command["dtype"], generator))
             sets.forget()  # the refilled set no longer holds its seed's values
             del last["output"]
-            call(**fresh)
-            torch.cuda.synchronize()
+            with _traced(tracer, fresh):  # after the measurement: tracing slows launches down
+                call(**fresh)
+            report["launches"] = None if tracer is None else tracer.last
             calls += 1
         earlier = [t for ref in list(recent)[:-1] if ref is not None and (t := ref()) is not None]
         violation = guards.after_timing(calls, last["output"], last["inputs"], earlier)
@@ -306,6 +331,8 @@ def _classify(exc: BaseException, importing: bool) -> str:
     name = type(exc).__name__
     module = type(exc).__module__ or ""
     message = str(exc)
+    if name == "TraceLost":  # the candidate stopped the launch trace (`kbx.evaluation.candidate.launch_trace`)
+        return "REJECTED_RUNTIME"
     if isinstance(exc, MemoryError) or name == "OutOfMemoryError":
         return "OUT_OF_MEMORY"
     if "illegal memory access" in message or "misaligned address" in message or "unspecified launch" in message:

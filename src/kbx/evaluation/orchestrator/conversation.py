@@ -11,7 +11,8 @@ The candidate shares the worker's process and can write to the channel too. Any 
 report for a case not asked for, a second report, a `Finished` before being told to stop, a line that is no event
 of the protocol — is taken as forged: the worker is stopped and the candidate is REJECTED_RUNTIME
 (`runtime.forged_channel`). A case's report also carries the tally of torch's work during the call, which is judged
-here (`kbx.evaluation.orchestrator.torch_work`) before the outputs are.
+here (`kbx.evaluation.orchestrator.torch_work`) before the outputs are, and on a GPU the call's launch trace
+(`kbx.evaluation.orchestrator.launches`), as is the trace of the re-checked call of the performance stage.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from pathlib import Path
 from kbx.errors import KbxError
 from kbx.evaluation.cases import Case, case_seed
 from kbx.evaluation.orchestrator.gpu_gate import GpuGate
+from kbx.evaluation.orchestrator.launches import launch_violation
 from kbx.evaluation.orchestrator.performance import PerformanceStage
 from kbx.evaluation.orchestrator.torch_work import torch_compute_violation
 from kbx.evaluation.protocol import (
@@ -152,7 +154,7 @@ class Conversation:
 
     def _answer(self, event: Event) -> str | None:
         if isinstance(event, ConfinementFailed) and not self._started:  # before any candidate code could run
-            raise KbxError(f"the candidate worker could not confine itself: {event.error[:300]}")
+            raise KbxError(f"the candidate worker {event.error[:300]}")
         if isinstance(event, (ImportFailed, CaseFailed)):
             if isinstance(event, CaseFailed) and event.index in self._reported:
                 return self._forge(f"a failure reported for case {event.index}, which was reported done")
@@ -176,6 +178,9 @@ class Conversation:
         if isinstance(event, CaseDone) and event.index == self._asked and self._case_started:
             return self._case_done(event)
         if isinstance(event, Timed) and self._timing and self._stage is not None:
+            launches = launch_violation(event.launches)
+            if launches:
+                return self._reject(launches)
             return self._reply(self._stage.on_timed(event))
         return self._forge(f"an event out of protocol: {_shown(event)}")
 
@@ -186,10 +191,10 @@ class Conversation:
         path = self._job_dir / f"case_{case.index}.pt"
         if event.file != path.name or path.is_symlink() or not path.is_file():
             return self._forge(f"the report of {case.label()} does not match what the worker saves")
-        torch_work = torch_compute_violation(event.torch_work)
-        if torch_work:
+        evidence = torch_compute_violation(event.torch_work) or launch_violation(event.launches)
+        if evidence:
             path.unlink(missing_ok=True)
-            return self._reject(torch_work)
+            return self._reject(evidence)
         try:
             passed = self._judge(case, path, list(event.mutated))
         finally:
