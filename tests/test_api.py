@@ -18,3 +18,21 @@ def test_reply_without_code_is_a_status():
     assert evaluation.status.value == "REJECTED_STATIC" and "none in Python" in evaluation.message
     evaluation = kbx.evaluate("relu", "Sorry, ``` I have no kernel ```", device="cpu")
     assert evaluation.status.value == "REJECTED_STATIC" and "no code block" in evaluation.message
+
+
+@pytest.mark.slow
+def test_a_plain_script_without_a_main_guard_works(tmp_path):
+    """The README's example saved as a file and run as it is: the workers must not re-import the user's script."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "evaluate_relu.py"
+    script.write_text(
+        "import kbx\n"
+        "from kbx.tasks.registry import default_suite_root\n"
+        "source = (default_suite_root() / 'Activation' / 'relu' / 'solution.py').read_text()\n"
+        "print('status', kbx.evaluate('relu', source, device='cpu').status.value)\n"
+    )
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert result.returncode == 0 and result.stdout.count("status") == 1, result.stderr[-2000:]
+    assert "status PASSED" in result.stdout

@@ -139,3 +139,13 @@ def test_eval_writes_results_and_a_summary(tmp_path):
     assert statuses == ["MISMATCH"] * (len(rows) - 1) + ["PASSED"]
     assert all(r["task"] == "gelu" and r["device"] == "cpu" for r in rows)
     assert "exe_ok" in result.stdout and "Activation" in result.stdout
+
+
+def test_asking_for_a_gpu_where_there_is_none_is_one_line(tmp_path):
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    result = kbx("eval", str(GELU / "solution.py"), "--device", "cuda", "--out", str(tmp_path / "o"))
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr[-2000:]
+    assert result.stderr.strip() == "kbx: error: --device cuda was asked for but torch sees no CUDA GPU"

@@ -1,16 +1,24 @@
 """The orchestrator's handle on the trusted worker (`kbx.evaluation.trusted.worker`): it starts the process, sends
 it requests one at a time and turns its failures into exceptions. Nothing here touches torch or CUDA.
+
+The worker is a fresh interpreter (`python -m kbx.evaluation.trusted.worker FD`) talking over one end of a socket
+pair it inherits, not a `multiprocessing` child: a spawned child re-imports the caller's `__main__`, so a plain
+script calling `kbx.evaluate` without an `if __name__ == "__main__":` guard would start it again, and fail.
 """
 
 from __future__ import annotations
 
-import multiprocessing
+import os
+import socket
+import subprocess
+import sys
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+import kbx
 from kbx.errors import KbxError, ReferenceFailed
 from kbx.evaluation.protocol import TrustedRequest
-from kbx.evaluation.trusted.worker import serve
 
 
 class TrustedWorker:
@@ -27,13 +35,14 @@ class TrustedWorker:
         self.environment: dict[str, Any] = hello["environment"]
 
     def _start(self) -> None:
-        ctx = multiprocessing.get_context("spawn")
-        self._conn, child = ctx.Pipe()
-        self._process = ctx.Process(
-            target=serve, args=(child, self._device, self._gpu), name="kbx-trusted", daemon=True
-        )
-        self._process.start()
-        child.close()
+        ours, theirs = socket.socketpair()
+        command = [sys.executable, "-m", "kbx.evaluation.trusted.worker", str(theirs.fileno()), self._device]
+        if self._gpu is not None:
+            command.append(self._gpu)
+        with theirs:
+            self._process = subprocess.Popen(command, pass_fds=[theirs.fileno()], env=_environment(),
+                                             stdin=subprocess.DEVNULL)
+        self._conn = Connection(ours.detach())
 
     def request(self, kind: TrustedRequest, payload: dict[str, Any]) -> Any:
         if self._process is None:
@@ -42,8 +51,7 @@ class TrustedWorker:
             self._conn.send((kind, payload))
             status, value = self._conn.recv()
         except (EOFError, BrokenPipeError, ConnectionResetError):
-            self._process.join(timeout=10)
-            status, value = "lost", f"the trusted worker died (exit code {self._process.exitcode})"
+            status, value = "lost", f"the trusted worker died (exit code {self._wait(10)})"
         if status == "lost":
             self._discard()
             if kind == "hello":
@@ -56,12 +64,18 @@ class TrustedWorker:
             raise RuntimeError(f"trusted worker failed on {kind!r}:\n{value}")
         return value
 
+    def _wait(self, seconds: float) -> int | None:
+        """The process's exit code once it ends within `seconds`, else None (still running)."""
+        try:
+            return self._process.wait(timeout=seconds)
+        except subprocess.TimeoutExpired:
+            return None
+
     def _discard(self) -> None:
         """Forget a process that cannot serve again (it ends by itself; killed if it does not)."""
-        self._process.join(timeout=30)
-        if self._process.is_alive():
+        if self._wait(30) is None:
             self._process.kill()
-            self._process.join()
+            self._process.wait()
         self._conn.close()
         self._process = None
 
@@ -72,16 +86,24 @@ class TrustedWorker:
     def close(self) -> None:
         if self._process is None:
             return
-        if self._process.is_alive():
+        if self._process.poll() is None:
             try:
                 self._conn.send(None)
             except (BrokenPipeError, OSError):
                 pass
-            self._process.join(timeout=10)
-        if self._process.is_alive():
+        if self._wait(10) is None:
             self._process.kill()
+            self._process.wait()
         self._conn.close()
         self._process = None
+
+
+def _environment() -> dict[str, str]:
+    """This process's environment, with the directory kbx is imported from first on the worker's import path (a
+    checkout run with `PYTHONPATH=src`, or from a test runner that put it on `sys.path`)."""
+    source = str(Path(kbx.__file__).resolve().parent.parent)
+    paths = [source, *(p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != source)]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
 
 
 def _task_of(payload: dict[str, Any]) -> str:

@@ -38,13 +38,19 @@ def _first_line(exc: BaseException) -> str:
 
 
 def serve(conn: Connection, device: str, gpu: str | None = None) -> None:
+    """Answer the orchestrator's requests on `conn` until it says stop (None) or closes it."""
     # An interrupt (Ctrl-C, `timeout -s INT`) reaches the whole process group: the orchestrator handles it and
     # closes this worker; here it would only end a request half-served with a traceback.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     set_undumpable()  # it holds the reference outputs: no other process may read its memory
     if gpu is not None:  # before CUDA initialises in this process
         os.environ["CUDA_VISIBLE_DEVICES"] = gpu
-    state = _State(device)
+    state: _State | None = None
+    refusal: KbxError | None = None
+    try:
+        state = _State(device)
+    except KbxError as exc:  # the user's mistake (no GPU for --device cuda): one line, as the answer to `hello`
+        refusal = exc
     while True:
         try:
             message = conn.recv()
@@ -53,6 +59,9 @@ def serve(conn: Connection, device: str, gpu: str | None = None) -> None:
         if message is None:
             return
         kind, payload = message
+        if state is None:
+            conn.send(("error", f"KbxError: {refusal}"))
+            return
         reply: tuple[str, Any]
         try:
             if kind not in TRUSTED_REQUESTS:
@@ -368,3 +377,9 @@ def own_code(fn: Any) -> Any:
     copy.__qualname__ = fn.__qualname__
     return copy
 
+
+
+if __name__ == "__main__":  # started by `kbx.evaluation.orchestrator.trusted_client`: FD DEVICE [GPU]
+    import sys
+
+    serve(Connection(int(sys.argv[1])), sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else None)
