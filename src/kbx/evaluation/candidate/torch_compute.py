@@ -71,10 +71,7 @@ class TorchComputeRecorder:
         self._mode_type = _Mode
         self._active = False
         _follow_new_threads(self)
-        # Enter once now: the first entry imports parts of torch lazily (torch._dynamo, which rewraps
-        # torch.manual_seed), and that must happen before the worker snapshots torch's callables.
-        with _Mode():
-            torch.empty(1) + 1
+        import_lazy_parts()
         self._seen.clear()
 
     @contextlib.contextmanager
@@ -107,6 +104,20 @@ class TorchComputeRecorder:
 
         largest = max((t.numel() for t in inputs.values() if isinstance(t, torch.Tensor)), default=0)
         return TorchWork(dict(self._seen), largest)
+
+
+def import_lazy_parts() -> None:
+    """Enter a dispatch mode once: the first entry imports parts of torch lazily (torch._dynamo, which rewraps
+    torch.manual_seed), and that must happen before the worker snapshots torch's callables."""
+    import torch
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class _PassThrough(TorchDispatchMode):
+        def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+            return func(*args, **(kwargs or {}))
+
+    with _PassThrough():
+        torch.empty(1) + 1
 
 
 def _follow_new_threads(recorder: TorchComputeRecorder) -> None:

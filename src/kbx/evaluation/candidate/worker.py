@@ -55,12 +55,14 @@ class _Channel:
         return json.loads(line)
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str], fds: tuple[int, int] | None = None) -> int:
+    """Run the job whose spec file is `argv[0]`. `fds`: the channel's and the command pipe's descriptors where they
+    are not the spec's (a worker forked by the zygote, `kbx.evaluation.candidate.zygote`, received them)."""
     spec = json.loads(Path(argv[0]).read_text())
     Path(argv[0]).unlink(missing_ok=True)  # nothing in the job directory may tell the candidate about its job
     confinement = ConfinementSpec.from_json(spec["confinement"])
     split(confinement)  # from here on, this process is PID 1 of its own namespace (the warden waits outside)
-    channel = _Channel(spec["channel_fd"], spec["ack_fd"])
+    channel = _Channel(*(fds or (spec["channel_fd"], spec["ack_fd"])))
     _limit_resources(spec["limits"])
     from kbx.evaluation.candidate.audit import install_audit_hook
 
@@ -134,6 +136,21 @@ def _launch_tracer(device: str, job_dir: Path) -> Any:
 def _traced(tracer: Any, inputs: dict[str, Any]) -> Any:
     """The launch trace around one call, or nothing to do on the CPU."""
     return contextlib.nullcontext() if tracer is None else tracer.tracing(inputs)
+
+
+def preload() -> None:
+    """Import every module a worker imports, and the parts of torch a dispatch mode imports lazily, without
+    initialising CUDA: the zygote calls this once, so the workers it forks start with all of it in place."""
+    import kbx.evaluation.candidate.audit
+    import kbx.evaluation.candidate.guards
+    import kbx.evaluation.candidate.interpreter
+    import kbx.evaluation.candidate.torch_compute
+    import kbx.tasks.meta
+    import kbx.tasks.module
+    import kbx.timing.refresh  # noqa: F401
+
+    _import_what_the_session_uses()
+    kbx.evaluation.candidate.torch_compute.import_lazy_parts()
 
 
 def _import_what_the_session_uses() -> None:

@@ -28,7 +28,7 @@ from kbx.evaluation.confinement.libc import set_undumpable
 from kbx.evaluation.orchestrator.conversation import Conversation, refill_case
 from kbx.evaluation.orchestrator.gpu_gate import GpuGate, gpu_gate
 from kbx.evaluation.orchestrator.performance import PerformanceStage
-from kbx.evaluation.orchestrator.sandbox import Limits, WorkerRun, run_worker, scratch_root
+from kbx.evaluation.orchestrator.sandbox import Limits, WorkerRun, run_worker, scratch_root, start_zygote
 from kbx.evaluation.orchestrator.timed_slots import Performance
 from kbx.evaluation.orchestrator.trusted_client import TrustedWorker
 from kbx.evaluation.protocol import (
@@ -80,6 +80,7 @@ class Evaluator:
             raise KbxError(f"this machine cannot confine candidates ({why}); --unconfined runs them without it")
         self._trusted = TrustedWorker(device, gpu)
         self.device = self._trusted.device
+        self._zygote = start_zygote(self.device, gpu)
         self.environment = {**self._trusted.environment, "confinement": self.confinement.describe()}
         self.limits = limits if limits.timeout_s else replace(limits, timeout_s=DEFAULT_TIMEOUT_S[self.device])
         self.secret_seed = new_secret_seed() if secret_seed is None else secret_seed
@@ -94,6 +95,8 @@ class Evaluator:
 
     def close(self) -> None:
         self._trusted.close()
+        if self._zygote is not None:
+            self._zygote.close()
 
     def evaluate(self, task: Task, candidate: Candidate, part: Part = "all") -> Evaluation:
         """Evaluate one candidate on one task (or one `part` of that). Candidate failures come back as statuses,
@@ -158,7 +161,7 @@ class Evaluator:
         try:
             run = run_worker(
                 task.path, candidate.code, self.device, self.limits, job_dir, conversation.on_event, self.gpu,
-                self.confinement,
+                self.confinement, self._zygote,
             )
         finally:
             if stage is not None:

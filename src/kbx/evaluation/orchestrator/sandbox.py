@@ -24,6 +24,7 @@ from typing import Any
 
 import kbx
 from kbx.evaluation.confinement.enter import ConfinementSpec, default_hidden, for_this_process
+from kbx.evaluation.orchestrator.zygote import ForkedWorker, Zygote, ZygoteLost
 from kbx.evaluation.protocol import Event, decode
 
 _KEEP_ENV = ("PATH", "LANG", "LC_ALL", "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "CUDA_VISIBLE_DEVICES",
@@ -79,13 +80,14 @@ pipe (a JSON command or "stop"), or None to send nothing. Its time is not charge
 
 def run_worker(
     task_dir: Path, code: str, device: str, limits: Limits, job_dir: Path, on_event: OnEvent, gpu: str | None = None,
-    confinement: ConfinementSpec | None = None,
+    confinement: ConfinementSpec | None = None, zygote: Zygote | None = None,
 ) -> WorkerRun:
     """Start a candidate worker and wait for it, killing it at the time limit. The worker learns its work one
     command at a time from `on_event`'s replies, so nothing it can read tells it what comes next. `gpu`: the one
     GPU (a `CUDA_VISIBLE_DEVICES` entry) the worker may see; None leaves the visible devices as they are.
     `confinement`: how the worker confines itself before importing the candidate (default: as `limits` says, for
-    this process's user).
+    this process's user). `zygote`: forks the worker ready-imported (`kbx.evaluation.orchestrator.zygote`); without
+    one, or when it is gone, the worker starts as a fresh interpreter.
 
     Raises:
         Exception: whatever `on_event` raised (a harness bug); the worker is killed first.
@@ -113,20 +115,11 @@ def run_worker(
     run = WorkerRun(job_dir=job_dir)
     start = time.monotonic()
     try:
-        proc = subprocess.Popen(
-            [sys.executable, "-I", "-u", "-c", _bootstrap(), str(spec_file)],
-            cwd=cwd,
-            env=_scrubbed_env(cwd, device, gpu),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            pass_fds=(write_fd, ack_read_fd),
-            start_new_session=True,
-        )
+        proc, stdout = _start(spec_file, cwd, _scrubbed_env(cwd, device, gpu), (write_fd, ack_read_fd), zygote)
     finally:
         os.close(write_fd)
         os.close(ack_read_fd)
-    output = _BoundedReader(proc.stdout)
+    output = _BoundedReader(stdout)
     acks = os.fdopen(ack_write_fd, "w")
     events = _EventReader(read_fd, on_event, acks, lambda: _kill_group(proc))
     while proc.poll() is None:
@@ -145,12 +138,50 @@ def run_worker(
     return run
 
 
-def _bootstrap() -> str:
-    src = str(Path(kbx.__file__).resolve().parent.parent)
-    return (
-        f"import sys; sys.path.insert(0, {src!r}); "
-        "from kbx.evaluation.candidate.worker import main; sys.exit(main(sys.argv[1:]))"
+def _start(
+    spec_file: Path, cwd: Path, env: dict[str, str], fds: tuple[int, int], zygote: Zygote | None
+) -> tuple[subprocess.Popen[bytes] | ForkedWorker, Any]:
+    """The worker's process (forked by the zygote when there is one that answers, else a fresh interpreter) and
+    the stream of its stdout and stderr."""
+    if zygote is not None:
+        out_read, out_write = os.pipe()
+        try:
+            forked = zygote.fork(spec_file, cwd, env, (*fds, out_write))
+        except ZygoteLost:
+            os.close(out_read)
+        else:
+            return forked, os.fdopen(out_read, "rb")
+        finally:
+            os.close(out_write)
+    proc = subprocess.Popen(
+        [sys.executable, "-I", "-u", "-c", bootstrap("worker", "sys.exit(main(sys.argv[1:]))"), str(spec_file)],
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        pass_fds=fds,
+        start_new_session=True,
     )
+    return proc, proc.stdout
+
+
+def bootstrap(module: str, call: str) -> str:
+    """Python source for `python -I -c` that puts kbx's source on the path, imports `main` or `serve` from
+    `kbx.evaluation.candidate.MODULE` and runs `call`."""
+    src = str(Path(kbx.__file__).resolve().parent.parent)
+    name = "main" if module == "worker" else "serve"
+    return f"import sys; sys.path.insert(0, {src!r}); from kbx.evaluation.candidate.{module} import {name}; {call}"
+
+
+def start_zygote(device: str, gpu: str | None) -> Zygote | None:
+    """A zygote for this device's candidate workers, or None where it cannot start (workers then start fresh)."""
+    cwd = Path(tempfile.mkdtemp(prefix="kbx-zygote-", dir=scratch_root()))
+    try:
+        return Zygote(bootstrap("zygote", "serve(int(sys.argv[1]))"), _scrubbed_env(cwd, device, gpu), cwd)
+    except OSError:
+        shutil.rmtree(cwd, ignore_errors=True)
+        return None
 
 
 def _scrubbed_env(cwd: Path, device: str, gpu: str | None = None) -> dict[str, str]:
@@ -174,7 +205,7 @@ def _rlimits(limits: Limits, device: str) -> dict[str, int]:
     return values
 
 
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+def _kill_group(proc: subprocess.Popen[bytes] | ForkedWorker) -> None:
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
