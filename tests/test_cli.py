@@ -149,3 +149,14 @@ def test_asking_for_a_gpu_where_there_is_none_is_one_line(tmp_path):
     result = kbx("eval", str(GELU / "solution.py"), "--device", "cuda", "--out", str(tmp_path / "o"))
     assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr[-2000:]
     assert result.stderr.strip() == "kbx: error: --device cuda was asked for but torch sees no CUDA GPU"
+
+
+def test_a_run_that_evaluated_nothing_does_not_exit_0(tmp_path):
+    (tmp_path / "empty").mkdir()
+    malformed = tmp_path / "replies.jsonl"
+    malformed.write_text('{"no task": 1}\nnot json\n')
+    for source in (tmp_path / "empty", malformed):
+        result = kbx("eval", str(source), "--device", "cpu", "--out", str(tmp_path / source.stem),
+                     "--store", str(tmp_path / "kbx.db"))
+        assert result.returncode == 1, result.stderr[-2000:]
+        assert "kbx: error: the run evaluated nothing" in result.stderr and "Traceback" not in result.stderr

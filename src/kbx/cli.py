@@ -390,6 +390,10 @@ def _report(result) -> int:  # noqa: ANN001 - RunResult, imported lazily
         print(f"kbx: error: {len(result.unjudged)} evaluation(s) could not be judged and were not stored (mend the "
               f"task, then `kbx run --resume {result.run_id}`): {result.unjudged[0]}", file=sys.stderr)
         return 1
+    if not result.rows:  # a misconfigured sweep must not look like a successful one
+        skipped = f" ({len(result.skipped)} input(s) skipped, as listed above)" if result.skipped else ""
+        print(f"kbx: error: the run evaluated nothing{skipped}", file=sys.stderr)
+        return 1
     return 0
 
 

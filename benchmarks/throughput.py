@@ -1,0 +1,77 @@
+"""Evaluations through the Python API with one `Evaluator` kept open (the RL loop): the median cost of an evaluation
+by phase, and evaluations per minute, with candidate workers forked by the zygote and started fresh.
+
+    PYTHONPATH=src python3 benchmarks/throughput.py [--device cpu|cuda] [--tasks relu ...] [--repeat N] [--timed]
+
+Correctness only unless --timed (GPU). The first evaluation of each Evaluator is left out of the medians (it pays
+for the trusted worker's and the zygote's start and the first compile); each mode runs every task `--repeat` times
+after it. Results go to docs/performance.md with device, date and versions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import statistics
+import time
+
+import torch
+import triton
+
+from kbx.candidates.source import Candidate
+from kbx.evaluation.bench_inputs import TimingSettings
+from kbx.evaluation.orchestrator.pipeline import Evaluator
+from kbx.evaluation.orchestrator.sandbox import Limits
+from kbx.tasks.registry import load_suite, select
+
+PHASES = ("static", "start", "import", "cases", "judge", "prepare", "performance")
+
+
+def measure(device: str, tasks: list, repeat: int, timed: bool, zygote: bool) -> dict:
+    """Median seconds by phase and in all, and evaluations per minute, over `repeat` rounds of every task."""
+    timing = TimingSettings() if timed else None
+    with Evaluator(device, Limits(timeout_s=600), timing=timing) as evaluator:
+        if not zygote and evaluator._zygote is not None:
+            evaluator._zygote.close()
+            evaluator._zygote = None
+        candidates = [(t, Candidate("solution", t.name, (t.path / "solution.py").read_text())) for t in tasks]
+        evaluator.evaluate(*candidates[0])  # warm-up: compiles, the zygote's imports
+        phases: dict[str, list[float]] = {name: [] for name in PHASES}
+        totals, statuses = [], []
+        start = time.perf_counter()
+        for _ in range(repeat):
+            for task, candidate in candidates:
+                began = time.perf_counter()
+                evaluation = evaluator.evaluate(task, candidate)
+                totals.append(time.perf_counter() - began)
+                statuses.append(evaluation.status.value)
+                for name in PHASES:
+                    phases[name].append(evaluation.phases.get(name, 0.0))
+        wall = time.perf_counter() - start
+    return {
+        "phases": {name: statistics.median(values) for name, values in phases.items()},
+        "median_s": statistics.median(totals),
+        "per_minute": 60 * len(totals) / wall,
+        "statuses": sorted(set(statuses)),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--tasks", nargs="+", default=["relu", "softmax", "layer_norm"])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--timed", action="store_true")
+    args = parser.parse_args()
+    tasks = select(load_suite(), args.tasks)
+    print(f"device {args.device} ({torch.cuda.get_device_name() if args.device == 'cuda' else platform.processor()}),"
+          f" torch {torch.__version__}, triton {triton.__version__}, {time.strftime('%Y-%m-%d')}")
+    print(f"{'workers':9} {'median s':>9} {'evals/min':>9}  " + " ".join(f"{p:>11}" for p in PHASES) + "  statuses")
+    for label, zygote in (("zygote", True), ("fresh", False)):
+        row = measure(args.device, tasks, args.repeat, args.timed, zygote)
+        cells = " ".join(f"{row['phases'][p]:11.3f}" for p in PHASES)
+        print(f"{label:9} {row['median_s']:9.2f} {row['per_minute']:9.1f}  {cells}  {','.join(row['statuses'])}")
+
+
+if __name__ == "__main__":
+    main()
