@@ -107,3 +107,27 @@ def test_the_tasks_forbidden_operations_reject_a_torch_fallback():
     result = check_static(code, "gelu", SIG, forbidden=("gelu",))
     assert result.status is Status.REJECTED_STATIC and result.check == "anticheat.torch_fallback"
     assert "torch.nn.functional.gelu" in result.message
+
+
+GOOD = KERNEL + "\ndef gelu(input, approximate='none'):\n    _k[(1,)](input, BLOCK=4)\n"
+SELF_TEST = """
+    import torch
+    x = torch.randn(100)
+    assert torch.allclose(gelu(x), torch.nn.functional.gelu(x))
+"""
+
+
+@pytest.mark.parametrize("test", ['__name__ == "__main__"', "'__main__' == __name__"])
+def test_a_self_test_under_a_main_guard_is_not_judged(test):
+    """It never runs in the worker (the candidate is imported as another module), so its torch calls are no
+    fallback; the kernel beside it is judged as usual."""
+    forbidden = ("gelu",)
+    assert check_static(GOOD + f"\nif {test}:{SELF_TEST}", "gelu", SIG, forbidden=forbidden).status is None
+
+
+def test_what_runs_at_import_beside_a_main_guard_is_judged():
+    forbidden = ("gelu",)
+    code = GOOD + f'\nif __name__ == "__main__":\n    pass\nelse:{SELF_TEST}'
+    assert check_static(code, "gelu", SIG, forbidden=forbidden).status is Status.REJECTED_STATIC
+    code = GOOD + f'\nif __name__ == "candidate" or True:{SELF_TEST}'
+    assert check_static(code, "gelu", SIG, forbidden=forbidden).status is Status.REJECTED_STATIC

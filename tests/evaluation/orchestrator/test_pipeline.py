@@ -20,3 +20,17 @@ def test_unconfined_rows_say_so(monkeypatch):
     monkeypatch.setattr(pipeline, "unavailable", lambda spec: pytest.fail("no probe without confinement"))
     with pipeline.Evaluator("cpu", Limits(timeout_s=10, confined=False)) as evaluator:
         assert evaluator.environment["confinement"] == "none (--unconfined)"
+
+
+def test_a_solution_with_a_self_test_under_a_main_guard_passes(cpu_evaluator, suite):
+    """The self-test compares with torch's relu; it is not judged (static stage) and never runs (the worker imports
+    the candidate under its own module name)."""
+    from kbx.candidates.source import Candidate
+
+    task = suite["relu"]
+    code = (task.path / "solution.py").read_text() + (
+        '\n\nif __name__ == "__main__":\n    x = torch.randn(1000)\n    assert torch.equal(relu(x), torch.relu(x))\n'
+        '    raise SystemExit("the self-test ran")\n'
+    )
+    evaluation = cpu_evaluator.evaluate(task, Candidate("self_test", "relu", code))
+    assert evaluation.status.value == "PASSED", evaluation.message

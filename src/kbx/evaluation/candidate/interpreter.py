@@ -8,6 +8,9 @@ Installed in the candidate worker before candidate code is imported, on the CPU 
   on those bit patterns, and it truncates fp32 -> bf16 casts (triton-lang/triton#11584). A GPU multiplies bf16
   exactly, accumulates in fp32 and rounds casts to nearest-even; the shim does the same, so an honest bf16 kernel
   is not failed on the CPU for the interpreter's sake.
+- A mask built from a scalar condition (`pid < n`, alone or `&`-ed with a block mask) reaches the interpreter's loads
+  and stores as int32 data, which it refuses ("mask has unsupported dtype"); a GPU broadcasts it. Triton's own
+  semantics only let boolean (int1) masks through, so the shim reads any mask's data as booleans.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ def install_interpreter_shims() -> None:
     """Patch Triton's autotuner and interpreter; idempotent."""
     _shim_autotune()
     _shim_bfloat16()
+    _shim_masks()
 
 
 def bf16_bits_to_f32(bits: np.ndarray) -> np.ndarray:
@@ -85,3 +89,33 @@ def _shim_bfloat16() -> None:
     InterpreterBuilder.binary_op = binary_op
     InterpreterBuilder.cast_impl = cast_impl
     InterpreterBuilder._kbx_shimmed = True
+
+
+def _shim_masks() -> None:
+    from triton.runtime.interpreter import InterpreterBuilder, TensorHandle
+
+    if getattr(InterpreterBuilder.create_masked_load, "_kbx_shimmed", False):
+        return
+    load, store, rmw = (InterpreterBuilder.create_masked_load, InterpreterBuilder.create_masked_store,
+                        InterpreterBuilder.create_atomic_rmw)
+
+    def boolean(mask: Any) -> Any:
+        if mask is None:
+            return mask
+        data = np.asarray(mask.data)
+        return mask if data.dtype == np.bool_ else TensorHandle(data != 0, mask.dtype.scalar)
+
+    def create_masked_load(self: Any, ptrs: Any, mask: Any, other: Any, *args: Any) -> Any:
+        return load(self, ptrs, boolean(mask), other, *args)
+
+    def create_masked_store(self: Any, ptrs: Any, value: Any, mask: Any, *args: Any) -> Any:
+        return store(self, ptrs, value, boolean(mask), *args)
+
+    def create_atomic_rmw(self: Any, op: Any, ptr: Any, val: Any, mask: Any, *args: Any) -> Any:
+        return rmw(self, op, ptr, val, boolean(mask), *args)
+
+    for shim in (create_masked_load, create_masked_store, create_atomic_rmw):
+        shim._kbx_shimmed = True  # type: ignore[attr-defined]
+    InterpreterBuilder.create_masked_load = create_masked_load
+    InterpreterBuilder.create_masked_store = create_masked_store
+    InterpreterBuilder.create_atomic_rmw = create_atomic_rmw
