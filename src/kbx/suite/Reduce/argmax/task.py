@@ -10,8 +10,11 @@ Inputs are small integers (exact in every dtype) plus a per-slice integer offset
 its maximum several times (a kernel that returns the last tied index, or that merges partial results in the
 wrong order, fails) and many slices are entirely negative (a running maximum started at 0 fails). Workloads
 reduce the last, first and middle dimensions, negative `dim`, `keepdim=True`, a 1-D input (0-d output), slices
-longer than one block, and transposed or strided (non-contiguous) inputs. Inputs are finite: NaN handling is
-not exercised.
+longer than one block, and transposed or strided (non-contiguous) inputs. In the `late_peak` workloads every slice
+instead has one unique maximum placed in its last eighth (past the first 4096 elements at the published sizes): a
+kernel that stops after its first block (or merges blocks wrongly) misses it, which the tied small integers alone
+rarely show, since a slice's maximum then almost always occurs in its first block. Inputs are finite: NaN handling
+is not exercised.
 """
 
 import torch
@@ -41,6 +44,10 @@ TASK = {
         {"name": "check_last_transposed", "role": "check",
          "params": {"shape": [127, 129], "dim": -1, "layout": "transposed"}},
         {"name": "check_short_rows", "role": "check", "params": {"shape": [3, 129, 5], "dim": -1}},
+        {"name": "check_late_peak_rows", "role": "check",
+         "params": {"shape": [9, 9001], "dim": -1, "peak": "late"}},
+        {"name": "check_late_peak_cols", "role": "check",
+         "params": {"shape": [5003, 7], "dim": 0, "peak": "late"}},
         {"name": "bench_rows", "role": "bench", "params": {"shape": [32768, 32768], "dim": -1}},
         {"name": "bench_cols", "role": "bench", "params": {"shape": [32768, 32768], "dim": 0}},
         {"name": "bench_middle", "role": "bench", "params": {"shape": [256, 1024, 4096], "dim": 1}},
@@ -62,9 +69,23 @@ def make_inputs(workload, dtype, generator):
     # A per-slice integer offset in [-12, 8): about 40% of the slices are entirely negative.
     offset_shape = [1 if d == dim else s for d, s in enumerate(shape)]
     x += torch.floor(inputs.uniform(offset_shape, -12.0, 8.0, "float32", generator))
+    if p.get("peak") == "late":
+        x = _late_peak(x, dim, generator)
     x = x.to(inputs.torch_dtype(dtype))
     return {"input": inputs.layout(x, p.get("layout", "contiguous")), "dim": p["dim"],
             "keepdim": p.get("keepdim", False)}
+
+
+def _late_peak(x, dim, generator):
+    """Each slice along `dim` gets one unique maximum (its maximum + 1, an exact integer) at a random position in
+    its last eighth."""
+    length = x.shape[dim]
+    moved = x.movedim(dim, -1).contiguous()
+    slices = moved.reshape(-1, length)
+    late = length - 1 - torch.floor(inputs.uniform([slices.shape[0]], 0.0, length / 8, "float32", generator))
+    index = late.to(torch.int64).clamp(0, length - 1)[:, None]
+    slices.scatter_(1, index, slices.max(dim=1, keepdim=True).values + 1)
+    return slices.reshape(moved.shape).movedim(-1, dim)
 
 
 def perturb(workload, rng):
