@@ -43,6 +43,7 @@ TASK = {
         {"name": "check_long_groups", "role": "check", "params": {"shape": [1, 4, 65, 129], "groups": 2}},
         {"name": "check_one_group", "role": "check", "params": {"shape": [2, 6, 17, 9], "groups": 1}},
         {"name": "check_group_per_channel", "role": "check", "params": {"shape": [2, 6, 17, 9], "groups": 6}},
+        {"name": "check_large_eps", "role": "check", "params": {"shape": [2, 12, 9, 7], "groups": 3, "eps": 0.25}},
         {"name": "check_channels_last", "role": "check",
          "params": {"shape": [2, 16, 9, 11], "groups": 4, "layout": "channels_last"}},
         {"name": "bench", "role": "bench", "params": {"shape": [32, 512, 128, 128], "groups": 32}},
@@ -67,7 +68,7 @@ def make_inputs(workload, dtype, generator):
         x = x.to(memory_format=torch.channels_last)
     weight = inputs.randn([c], dtype, generator, scale=0.5, offset=1.0)
     bias = inputs.randn([c], dtype, generator, scale=0.5)
-    return {"input": x, "num_groups": p["groups"], "weight": weight, "bias": bias, "eps": 1e-05}
+    return {"input": x, "num_groups": p["groups"], "weight": weight, "bias": bias, "eps": p.get("eps", 1e-05)}
 
 
 def perturb(workload, rng):

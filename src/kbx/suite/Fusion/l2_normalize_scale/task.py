@@ -42,6 +42,7 @@ TASK = {
         {"name": "check_long_rows", "role": "check", "params": {"shape": [3, 20000], "dim": 1}},
         {"name": "check_middle", "role": "check", "params": {"shape": [4, 130, 33], "dim": 1}},
         {"name": "check_dim0", "role": "check", "params": {"shape": [129, 65], "dim": 0}},
+        {"name": "check_large_eps", "role": "check", "params": {"shape": [33, 127], "dim": -1, "eps": 1.0}},
         {"name": "check_transposed", "role": "check",
          "params": {"shape": [129, 127], "dim": -1, "layout": "transposed"}},
         {"name": "bench", "role": "bench", "params": {"shape": [131072, 4096], "dim": -1}},
@@ -68,7 +69,7 @@ def make_inputs(workload, dtype, generator):
     # bf16 tolerance is small against them.
     scale = inputs.randn([shape[d]], dtype, generator, scale=0.5 * shape[d] ** 0.5, offset=shape[d] ** 0.5)
     return {"input": inputs.layout(x, p.get("layout", "contiguous")), "scale": scale, "dim": p["dim"],
-            "eps": 1e-12}
+            "eps": p.get("eps", 1e-12)}
 
 
 def perturb(workload, rng):
