@@ -41,6 +41,7 @@ TASK = {
         {"name": "check_dims_split", "role": "check",
          "params": {"shape": [9, 33, 65], "dim": [-1, 0], "keepdim": True}},
         {"name": "check_all", "role": "check", "params": {"shape": [3, 17, 129], "dim": []}},
+        {"name": "check_all_keepdim", "role": "check", "params": {"shape": [5, 7, 33], "dim": [], "keepdim": True}},
         {"name": "check_transposed", "role": "check",
          "params": {"shape": [129, 127], "dim": -1, "layout": "transposed"}},
         {"name": "check_strided", "role": "check",

@@ -59,6 +59,8 @@ TASK = {
          "params": {"shape": [9, 33, 65], "dim": [-1, 0], "correction": 0, "keepdim": True, "length": 585}},
         {"name": "check_all", "role": "check",
          "params": {"shape": [3, 17, 129], "dim": None, "correction": 1, "length": 6579}},
+        {"name": "check_all_keepdim", "role": "check",
+         "params": {"shape": [5, 7, 33], "dim": None, "correction": 1, "keepdim": True, "length": 1155}},
         {"name": "check_transposed", "role": "check",
          "params": {"shape": [129, 127], "dim": -1, "correction": 1, "layout": "transposed", "length": 127}},
         {"name": "check_strided", "role": "check",

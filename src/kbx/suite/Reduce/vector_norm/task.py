@@ -46,6 +46,8 @@ TASK = {
         {"name": "check_dims_split_inf", "role": "check",
          "params": {"shape": [9, 33, 65], "ord": "inf", "dim": [-1, 0], "keepdim": True}},
         {"name": "check_all", "role": "check", "params": {"shape": [3, 17, 129], "ord": 2, "dim": None}},
+        {"name": "check_all_keepdim", "role": "check",
+         "params": {"shape": [5, 7, 33], "ord": 1, "dim": None, "keepdim": True}},
         {"name": "check_all_l1", "role": "check", "params": {"shape": [4097], "ord": 1, "dim": None}},
         {"name": "check_transposed", "role": "check",
          "params": {"shape": [129, 127], "ord": 2, "dim": -1, "layout": "transposed"}},
