@@ -18,7 +18,10 @@ Workloads cover vocabulary sizes that straddle block sizes (257, 1000, 2049), od
 workload with large logits. Values: `input` is normal with a few outliers (+-6), `weight` normal with standard
 deviation `gain` / sqrt(K), so the logits have a standard deviation of about `gain`: 2 (a confident but not
 one-hot softmax) or 40, where logits reach a few hundred and exp overflows float32 (a logsumexp without max
-subtraction returns inf). Targets are uniform over the vocabulary.
+subtraction returns inf). Targets are uniform over the vocabulary. One workload has flat logits (gain 0.1) over
+V = 129, just past a power of two: vocabulary columns past V that a kernel leaves at logit 0 instead of -inf add
+almost as much to the softmax's denominator as the real ones (with confident logits over a wide vocabulary they
+move the mean loss by only a few thousandths).
 
 Tolerance: float16 2e-3 + 3e-3 |ref|, bfloat16 3e-2 + 3e-2 |ref| on the mean loss, which is about 5-9 (gain 2)
 or ~100 (gain 40). The reference rounds every logit to the input dtype (half an ulp of a logit of up to a few
@@ -53,6 +56,7 @@ TASK = {
          "params": {"M": 127, "K": 127, "V": 257, "gain": 2.0, "input_layout": "transposed",
                     "weight_layout": "transposed"}},
         {"name": "check_large_logits", "role": "check", "params": {"M": 33, "K": 65, "V": 1000, "gain": 40.0}},
+        {"name": "check_flat_logits_tail", "role": "check", "params": {"M": 33, "K": 65, "V": 129, "gain": 0.1}},
         {"name": "bench_vocab_128k", "role": "bench", "params": {"M": 4096, "K": 4096, "V": 128256, "gain": 2.0}},
     ],
 }
