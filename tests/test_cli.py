@@ -160,3 +160,13 @@ def test_a_run_that_evaluated_nothing_does_not_exit_0(tmp_path):
                      "--store", str(tmp_path / "kbx.db"))
         assert result.returncode == 1, result.stderr[-2000:]
         assert "kbx: error: the run evaluated nothing" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_store_that_is_no_database_is_one_line(tmp_path):
+    not_sqlite = tmp_path / "notes.txt"
+    not_sqlite.write_text("these are my notes, not a database\n" * 100)
+    for store in (tmp_path, not_sqlite):
+        result = kbx("eval", str(GELU / "solution.py"), "--device", "cpu", "--store", str(store),
+                     "--out", str(tmp_path / "o"))
+        assert result.returncode == 2, result.stderr[-2000:]
+        assert "Traceback" not in result.stderr and result.stderr.strip().startswith("kbx: error: the store")

@@ -131,13 +131,20 @@ class Store:
     (one connection cannot hold two transactions at once, so two threads writing together would otherwise fail)."""
 
     def __init__(self, path: Path) -> None:
+        """Open (or create) the store at `path`. Raises KbxError, in one line, where `path` is a directory, not a
+        SQLite database, or cannot be written."""
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, timeout=60, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA foreign_keys=ON")
-        self._lock = threading.Lock()
-        self._migrate()
+        if self.path.is_dir():
+            raise KbxError(f"the store {self.path} is a directory; --store takes a database file")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, timeout=60, check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._lock = threading.Lock()
+            self._migrate()
+        except (sqlite3.DatabaseError, OSError) as exc:  # OperationalError is a DatabaseError
+            raise KbxError(f"the store {self.path} cannot be used: {exc} (is it a kbx SQLite database?)") from None
 
     def close(self) -> None:
         self._db.close()
