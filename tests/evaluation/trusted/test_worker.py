@@ -125,3 +125,31 @@ def test_a_worker_that_dies_costs_that_request_alone_and_the_next_starts_a_new_o
 
 def test_a_healthy_device_is_not_broken():
     assert _State("cpu").device_broken() is None
+
+
+def test_running_out_of_memory_costs_that_request_alone(monkeypatch):
+    """A reference too large for what the candidates left of the device: that evaluation is not judged (and can be
+    resumed), the cache is emptied, and the next request is served; the run does not end."""
+    from multiprocessing import Pipe
+
+    from kbx.evaluation.trusted import worker
+
+    monkeypatch.setattr(worker.signal, "signal", lambda *args: None)
+    monkeypatch.setattr(worker, "set_undumpable", lambda: None)
+    calls = []
+
+    def work(self, **payload):
+        calls.append(payload)
+        if len(calls) == 1:
+            raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 3.00 GiB")
+        return {"bytes": 1}
+
+    monkeypatch.setattr(worker._State, "work", work)
+    ours, theirs = Pipe()
+    for _ in range(2):
+        ours.send(("work", {"task_dir": str(RELU.path)}))
+    ours.send(None)
+    worker.serve(theirs, "cpu")
+    first, second = ours.recv(), ours.recv()
+    assert first[0] == "error" and first[1].startswith("ReferenceFailed: the trusted worker ran out of memory")
+    assert second == ("ok", {"bytes": 1})

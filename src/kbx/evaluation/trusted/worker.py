@@ -70,13 +70,22 @@ def serve(conn: Connection, device: str, gpu: str | None = None) -> None:
         except KbxError as exc:
             name = type(exc).__name__ if isinstance(exc, ReferenceFailed) else "KbxError"
             reply = ("error", f"{name}: {exc}")
-        except Exception:  # a harness bug: report it to the orchestrator, which raises
-            reply = ("error", traceback.format_exc())
+        except Exception as exc:
+            if _out_of_memory(exc):  # the device is shared with the candidates: this evaluation is not judged
+                state.forget_memory()
+                reply = ("error", f"ReferenceFailed: the trusted worker ran out of memory serving {kind!r} "
+                                  f"({_first_line(exc)})")
+            else:  # a harness bug: report it to the orchestrator, which raises
+                reply = ("error", traceback.format_exc())
         broken = state.device_broken()
         if broken is not None:  # every later CUDA call here would fail too: this process is done
             conn.send(("lost", f"the trusted worker's GPU context broke ({broken})"))
             return
         conn.send(reply)
+
+
+def _out_of_memory(exc: BaseException) -> bool:
+    return isinstance(exc, MemoryError) or type(exc).__name__ == "OutOfMemoryError"
 
 
 class _State:
@@ -257,6 +266,18 @@ class _State:
         come next share the GPU, and memory this process keeps reserved is memory they cannot have."""
         self._sets = None
         self._free_cached()
+
+    def forget_memory(self) -> None:
+        """After running out of memory: drop every cached reference, kept output and input set, and give the
+        cached GPU memory back, so the next request starts from an empty cache."""
+        self._references.clear()
+        self._kept_outputs.clear()
+        self._cached_bytes = 0
+        self._sets = None
+        import torch
+
+        if self.device == "cuda":
+            torch.cuda.empty_cache()
 
     def _free_cached(self) -> None:
         import torch
