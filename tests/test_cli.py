@@ -170,3 +170,12 @@ def test_a_store_that_is_no_database_is_one_line(tmp_path):
                      "--out", str(tmp_path / "o"))
         assert result.returncode == 2, result.stderr[-2000:]
         assert "Traceback" not in result.stderr and result.stderr.strip().startswith("kbx: error: the store")
+
+
+def test_version_and_a_gpu_count_below_one():
+    import kbx as package
+
+    version = kbx("--version")
+    assert version.returncode == 0 and version.stdout.strip() == f"kbx {package.__version__}"
+    no_gpus = kbx("run", "--gpus", "0")
+    assert no_gpus.returncode == 2 and "--gpus: must be at least 1" in no_gpus.stderr

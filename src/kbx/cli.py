@@ -34,6 +34,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kbx", description="Benchmark and evaluate LLM-written GPU kernels.")
+    parser.add_argument("--version", action="version", version=f"kbx {_version()}")
     commands = parser.add_subparsers(title="commands")
 
     tasks = commands.add_parser("tasks", help="list, show and validate tasks").add_subparsers(title="tasks")
@@ -143,18 +144,35 @@ def _generation(args: argparse.Namespace):  # noqa: ANN202 - GenerationSettings,
     )
 
 
+def _version() -> str:
+    import kbx
+
+    return kbx.__version__
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
 def _run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, help="output folder (default: kbx-out/<time>)")
     parser.add_argument("--tasks", nargs="+", default=[], help="only these tasks")
     parser.add_argument("--category", help="only this category")
     parser.add_argument("--shard", metavar="K/N", type=_shard,
                         help="only every N-th selected task from the K-th (0-based): one of N runs that split the work")
-    parser.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
-    parser.add_argument("--timeout", type=float, help="wall-clock seconds per candidate")
+    parser.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto",
+                        help="cuda: compiled Triton on this machine's GPUs, timed; cpu: the Triton interpreter, "
+                             "correctness only; auto (default): cuda where torch sees a GPU")
+    parser.add_argument("--timeout", type=float,
+                        help="wall-clock seconds per candidate (default: 300 on a GPU, 600 on the CPU)")
     parser.add_argument("--unconfined", action="store_true",
                         help="run candidates without OS confinement (namespaces, UID, seccomp); every row says so")
-    parser.add_argument("--jobs", type=int, help="candidate workers at once per device")
-    parser.add_argument("--gpus", type=int, help="GPUs to spread the work over (default: every visible GPU)")
+    parser.add_argument("--jobs", type=int,
+                        help="candidate workers at once per device (default: every core on the CPU, 1 per GPU)")
+    parser.add_argument("--gpus", type=_positive, help="GPUs to spread the work over (default: every visible GPU)")
     parser.add_argument("--executor", choices=["local", "ray"], default="local",
                         help="local: this host's GPUs; ray: one actor per GPU of a Ray cluster")
     parser.add_argument("--ray-address", help="Ray cluster address (default: start a local one)")
