@@ -207,8 +207,9 @@ def _tasks_list(args: argparse.Namespace) -> int:
         ]
         print(json.dumps(rows, indent=2))
         return 0
+    print(f"{'category':15s} {'level':5s} {'task and signature':70s} dtypes")
     for t in tasks:
-        print(f"{t.category:15s} L{t.level}  {t.name + t.signature.render():70s} {','.join(t.dtypes)}")
+        print(f"{t.category:15s} L{t.level:<4d} {t.name + t.signature.render():70s} {','.join(t.dtypes)}")
     print(f"{len(tasks)} task(s) in {len({t.category for t in tasks})} categories")
     return 0
 
@@ -317,6 +318,8 @@ def _runs_list(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([r.to_json() for r in runs], indent=2))
         return 0
+    if runs:
+        print(f"{'run':12s}  {'started':16s}  {'method':10s} {'model':20s} {'device':6s}{'rows':>5s}        state")
     for r in runs:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.created_at))
         state = "finished" if r.ended_at is not None else "unfinished"
