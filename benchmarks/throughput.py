@@ -11,7 +11,7 @@ after it. Results go to docs/performance.md with device, date and versions.
 from __future__ import annotations
 
 import argparse
-import platform
+import os
 import statistics
 import time
 
@@ -64,7 +64,8 @@ def main() -> None:
     parser.add_argument("--timed", action="store_true")
     args = parser.parse_args()
     tasks = select(load_suite(), args.tasks)
-    print(f"device {args.device} ({torch.cuda.get_device_name() if args.device == 'cuda' else platform.processor()}),"
+    where = torch.cuda.get_device_name() if args.device == 'cuda' else f'{os.cpu_count()} cores'
+    print(f"device {args.device} ({where}),"
           f" torch {torch.__version__}, triton {triton.__version__}, {time.strftime('%Y-%m-%d')}")
     print(f"{'workers':9} {'median s':>9} {'evals/min':>9}  " + " ".join(f"{p:>11}" for p in PHASES) + "  statuses")
     for label, zygote in (("zygote", True), ("fresh", False)):
