@@ -50,6 +50,15 @@ def test_cache_lookup_returns_the_original_evaluation_not_a_served_copy(tmp_path
         assert store.rows("run2")[0]["cached_from"] == "run1"
 
 
+def test_latest_is_the_run_started_last(tmp_path):
+    with Store(tmp_path / "k.db") as store:
+        with pytest.raises(KbxError, match="no run"):
+            store.run("latest")
+        _begin(store, "first")
+        _begin(store, "second")
+        assert store.run("latest").run_id == "second"
+
+
 def test_unknown_and_ambiguous_runs_are_user_errors(tmp_path):
     with Store(tmp_path / "k.db") as store:
         _begin(store, "abc1")

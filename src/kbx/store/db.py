@@ -285,7 +285,12 @@ class Store:
         return [self.run(run_id) for run_id in ids]
 
     def run(self, run_id: str) -> RunInfo:
-        """One run by id or unique id prefix."""
+        """One run by id, unique id prefix, or `latest` (the one started last)."""
+        if run_id == "latest":
+            newest = self._db.execute("SELECT run_id FROM runs ORDER BY created_at DESC, rowid DESC LIMIT 1").fetchone()
+            if newest is None:
+                raise KbxError(f"no run in {self.path} yet")
+            run_id = newest[0]
         matches = self._db.execute(
             "SELECT * FROM runs WHERE run_id = ? OR run_id LIKE ? ORDER BY run_id = ? DESC", (run_id, f"{run_id}%",
                                                                                            run_id)
