@@ -28,7 +28,7 @@ def test_compare_reports_status_flips_and_speed_changes(store_path):
     a, b = _runs(store_path, "run-a-h100", "run-b")
     changes = {c.task: c for c in compare(a, b)}
     assert changes["gelu"].flip == "broken" and changes["sum"].flip == "fixed"
-    assert changes["matmul"].status_a == "MISSING" and changes["matmul"].flip == "changed"
+    assert changes["matmul"].status_a == "MISSING" and changes["matmul"].flip == "added"  # not a fix: never run in A
     assert changes["relu"].flip == "" and changes["relu"].speed_ratio == pytest.approx(0.6)
     assert all(c.changed for c in changes.values())
 

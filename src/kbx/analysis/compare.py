@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kbx.analysis.data import MethodRun, task_set
+from kbx.analysis.data import MISSING, MethodRun, task_set
 
 SPEED_CHANGE = 0.05
 """A speedup that moved by less than this fraction is reported as unchanged (timing noise)."""
@@ -23,7 +23,10 @@ class TaskChange:
 
     @property
     def flip(self) -> str:
-        """`fixed` (wrong in A, correct in B), `broken` (the reverse), `changed` (another status), or ``."""
+        """`fixed` (wrong in A, correct in B), `broken` (the reverse), `added` / `dropped` (the task is missing from
+        A / from B: a run over other tasks proves nothing about it), `changed` (another status), or ``."""
+        if MISSING in (self.status_a, self.status_b) and self.status_a != self.status_b:
+            return "added" if self.status_a == MISSING else "dropped"
         if (self.status_a == "PASSED") != (self.status_b == "PASSED"):
             return "fixed" if self.status_b == "PASSED" else "broken"
         return "changed" if self.status_a != self.status_b else ""

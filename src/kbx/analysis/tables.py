@@ -110,8 +110,11 @@ def compare_text(changes: Sequence[TaskChange], label_a: str, label_b: str) -> s
     changed = [c for c in changes if c.changed]
     rows = [[c.task, c.category, c.status_a, c.status_b, c.flip, _num(c.speedup_a), _num(c.speedup_b),
              _num(c.speed_ratio)] for c in changed]
-    counts = {flip: sum(1 for c in changes if c.flip == flip) for flip in ("fixed", "broken", "changed")}
+    counts = {flip: sum(1 for c in changes if c.flip == flip)
+              for flip in ("fixed", "broken", "changed", "added", "dropped")}
     table = text_table(["task", "category", f"A: {label_a}", f"B: {label_b}", "flip", "speedup A", "speedup B",
                         "B/A"], rows) if rows else "no task changed"
+    only = (f", {counts['added']} only in B, {counts['dropped']} only in A"
+            if counts["added"] or counts["dropped"] else "")
     return (f"{table}\n\n{len(changes)} task(s): {counts['fixed']} fixed, {counts['broken']} broken, "
-            f"{counts['changed']} other status change(s), {len(changed)} changed in all")
+            f"{counts['changed']} other status change(s){only}, {len(changed)} changed in all")
