@@ -113,8 +113,9 @@ class Writer:
             self.served += bool(note)
             self._passed += row["status"] == "PASSED"
             message = f" - {row['message'][:120]}" if row["message"] else ""
+            took = "cached " if note else f"{row['elapsed_s']:6.1f}s"  # a served row took no time in this run
             self._show(f"[{self._done}/{self._total}] {row['task']:28s} {row['status']:16s} "
-                       f"{row['elapsed_s']:6.1f}s  {row['candidate']}{note}{message}")
+                       f"{took}  {row['candidate']}{note}{message}")
 
     def _show(self, line: str) -> None:
         """One log line, with the terminal's status line redrawn under it (called with the lock held)."""

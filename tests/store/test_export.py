@@ -24,6 +24,7 @@ def test_jsonl_export_is_the_stored_rows(tmp_path):
         assert export_run(store, "run1", tmp_path / "out.jsonl", "jsonl") == 1
     (row,) = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
     assert row["task"] == "relu" and row["cases"][0]["workload"] == "smoke" and row["cached_from"] is None
+    assert row["run_id"] == "run1"
 
 
 def test_parquet_export_has_flat_columns_and_nested_json(tmp_path):
@@ -33,5 +34,5 @@ def test_parquet_export_has_flat_columns_and_nested_json(tmp_path):
     table = pq.read_table(tmp_path / "out.parquet").to_pylist()
     (row,) = table
     assert set(FLAT_COLUMNS) <= set(row)
-    assert row["status"] == "PASSED" and row["elapsed_s"] == 1.5
+    assert row["status"] == "PASSED" and row["elapsed_s"] == 1.5 and row["run_id"] == "run1"
     assert json.loads(row["cases_json"])[0]["workload"] == "smoke"

@@ -9,15 +9,16 @@ from typing import Any
 from kbx.errors import KbxError
 from kbx.store.db import Store
 
-FLAT_COLUMNS = ("task", "category", "candidate", "candidate_hash", "status", "call_ok", "exe_ok", "device", "stage",
+FLAT_COLUMNS = ("run_id", "task", "category", "candidate", "candidate_hash", "status", "call_ok", "exe_ok", "device", "stage",
                 "message", "speedup_eager", "speedup_compile", "sol_fraction", "task_version", "elapsed_s",
                 "cached_from")
 """Parquet columns taken as they are; the nested rest (cases, performance, provenance, environment) is JSON text."""
 
 
 def export_run(store: Store, run_id: str, out: Path, fmt: str) -> int:
-    """Write the run's evaluations to `out`; returns how many."""
-    rows = store.rows(run_id)
+    """Write the run's evaluations to `out`, each row carrying its `run_id` (exports of several runs concatenate);
+    returns how many."""
+    rows = [{"run_id": run_id, **row} for row in store.rows(run_id)]
     out.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "jsonl":
         with open(out, "w") as sink:
