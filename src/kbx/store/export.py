@@ -9,8 +9,8 @@ from typing import Any
 from kbx.errors import KbxError
 from kbx.store.db import Store
 
-FLAT_COLUMNS = ("run_id", "task", "category", "candidate", "candidate_hash", "status", "call_ok", "exe_ok", "device", "stage",
-                "message", "speedup_eager", "speedup_compile", "sol_fraction", "task_version", "elapsed_s",
+FLAT_COLUMNS = ("run_id", "task", "category", "candidate", "candidate_hash", "status", "call_ok", "exe_ok", "device",
+                "stage", "message", "speedup_eager", "speedup_compile", "sol_fraction", "task_version", "elapsed_s",
                 "cached_from")
 """Parquet columns taken as they are; the nested rest (cases, performance, provenance, environment) is JSON text."""
 
