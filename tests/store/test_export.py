@@ -36,3 +36,13 @@ def test_parquet_export_has_flat_columns_and_nested_json(tmp_path):
     assert set(FLAT_COLUMNS) <= set(row)
     assert row["status"] == "PASSED" and row["elapsed_s"] == 1.5 and row["run_id"] == "run1"
     assert json.loads(row["cases_json"])[0]["workload"] == "smoke"
+
+
+def test_parquet_speedups_are_typed_floats_even_when_every_one_is_null(tmp_path):
+    """A CPU run's export (no speedups at all) must concatenate with a GPU run's."""
+    pq = pytest.importorskip("pyarrow.parquet")
+    pa = pytest.importorskip("pyarrow")
+    with _store_with_one_run(tmp_path / "k.db") as store:
+        export_run(store, "run1", tmp_path / "cpu.parquet", "parquet")
+    schema = pq.read_schema(tmp_path / "cpu.parquet")
+    assert schema.field("speedup_eager").type == pa.float64() and schema.field("sol_fraction").type == pa.float64()

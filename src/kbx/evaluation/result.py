@@ -75,6 +75,22 @@ class Evaluation:
         return self.status.call_ok
 
     @property
+    def correct(self) -> bool:
+        """The candidate passed every case (the same as `exe_ok`): the first thing an RL reward needs."""
+        return self.status is Status.PASSED
+
+    @property
+    def speedup(self) -> float | None:
+        """Speedup over eager PyTorch (geometric mean over the bench slots), None where it was not timed (CPU, a
+        failed candidate, `--no-timing`)."""
+        return self._timed("speedup_eager")
+
+    @property
+    def speedup_compile(self) -> float | None:
+        """Speedup over `torch.compile` of the reference, None where it was not timed."""
+        return self._timed("speedup_compile")
+
+    @property
     def exe_ok(self) -> bool:
         return self.status.exe_ok
 

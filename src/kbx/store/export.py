@@ -13,6 +13,7 @@ FLAT_COLUMNS = ("run_id", "task", "category", "candidate", "candidate_hash", "st
                 "stage", "message", "speedup_eager", "speedup_compile", "sol_fraction", "task_version", "elapsed_s",
                 "cached_from")
 """Parquet columns taken as they are; the nested rest (cases, performance, provenance, environment) is JSON text."""
+FLOAT_COLUMNS = ("speedup_eager", "speedup_compile", "sol_fraction", "elapsed_s")
 
 
 def export_run(store: Store, run_id: str, out: Path, fmt: str) -> int:
@@ -37,7 +38,9 @@ def _write_parquet(rows: list[dict[str, Any]], out: Path) -> None:
         import pyarrow.parquet as pq
     except ImportError as exc:
         raise KbxError("Parquet export needs pyarrow: pip install pyarrow") from exc
-    columns: dict[str, list[Any]] = {name: [row.get(name) for row in rows] for name in FLAT_COLUMNS}
+    columns: dict[str, Any] = {name: [row.get(name) for row in rows] for name in FLAT_COLUMNS}
+    for name in FLOAT_COLUMNS:  # typed even when every value is null (a CPU run), so exports concatenate
+        columns[name] = pa.array(columns[name], type=pa.float64())
     for name in ("cases", "performance", "provenance", "environment", "phases"):
         columns[f"{name}_json"] = [json.dumps(row.get(name)) for row in rows]
     pq.write_table(pa.table(columns), out)

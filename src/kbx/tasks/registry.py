@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -48,7 +49,9 @@ def select(tasks: Iterable[Task], names: Iterable[str] | None = None, category: 
         by_name = {t.name: t for t in tasks}
         unknown = [n for n in names if n not in by_name]
         if unknown:
-            raise KbxError(f"unknown task(s): {', '.join(unknown)} (see `kbx tasks list`)")
+            guesses = [g for n in unknown for g in difflib.get_close_matches(n, by_name, n=2, cutoff=0.6)]
+            hint = f"; did you mean {', '.join(dict.fromkeys(guesses))}?" if guesses else ""
+            raise KbxError(f"unknown task(s): {', '.join(unknown)}{hint} (see `kbx tasks list`)")
         tasks = [by_name[n] for n in names]
     if category:
         tasks = [t for t in tasks if t.category.lower() == category.lower()]

@@ -1,0 +1,22 @@
+"""The fields an RL loop reads off an Evaluation: correct and speedups, None where nothing was timed."""
+
+from __future__ import annotations
+
+from kbx.evaluation.result import Evaluation
+from kbx.status import Status
+
+
+def evaluation(status: Status, performance: dict | None) -> Evaluation:
+    return Evaluation(task="relu", category="Activation", candidate="c", candidate_hash="h", status=status,
+                      message="", stage="call", device="cuda", task_version="v", performance=performance)
+
+
+def test_a_timed_pass_reads_as_correct_with_its_speedups():
+    timed = evaluation(Status.PASSED, {"speedup_eager": 1.25, "speedup_compile": 0.8})
+    assert timed.correct and timed.speedup == 1.25 and timed.speedup_compile == 0.8
+
+
+def test_an_untimed_or_wrong_candidate_has_no_speedup():
+    assert evaluation(Status.PASSED, None).speedup is None
+    wrong = evaluation(Status.MISMATCH, None)
+    assert not wrong.correct and wrong.speedup is None and wrong.speedup_compile is None
