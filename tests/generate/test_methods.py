@@ -54,33 +54,33 @@ def _last_user(request):
     return request["messages"][-1]["content"]
 
 
-def test_refine_feeds_back_repairs_then_optimises_and_keeps_the_best(server, tmp_path):
+def test_refine_feeds_back_repairs_and_stops_once_correct_where_nothing_is_timed(server, tmp_path):
+    """On the CPU a correct kernel ends the chain: asking for a faster one would measure nothing (on a GPU the chain
+    goes on with the timings, `tests/generate/test_feedback.py`)."""
     script = server({"relu": [Refusal(429, {"Retry-After": "0"}), replies.WRONG, replies.BROKEN, replies.CORRECT,
                               replies.WRONG]})
     result, run = _run("refine", tmp_path, iterations=4)
     assert [(r["candidate"], r["status"]) for r in result.rows] == [
-        ("relu#s0.i0", "MISMATCH"), ("relu#s0.i1", "COMPILE_ERROR"), ("relu#s0.i2", "PASSED"),
-        ("relu#s0.i3", "MISMATCH")]
+        ("relu#s0.i0", "MISMATCH"), ("relu#s0.i1", "COMPILE_ERROR"), ("relu#s0.i2", "PASSED")]
     asked = script.completions()
-    assert len(asked) == 4 and len(script.requests) == 5, "one 429, retried"
+    assert len(asked) == 3 and len(script.requests) == 4, "one 429, retried"
     assert "**MISMATCH**" in _last_user(asked[1]) and "elements differ" in _last_user(asked[1])
     assert "at (" in _last_user(asked[1]) and "got" in _last_user(asked[1]), "the mismatch report"
     assert "**COMPILE_ERROR**" in _last_user(asked[2]) and "syntax error on line" in _last_user(asked[2])
-    assert "is correct" in _last_user(asked[3]) and "faster" in _last_user(asked[3])
-    assert [len(r["messages"]) for r in asked] == [2, 4, 6, 8], "the whole conversation goes each time"
+    assert [len(r["messages"]) for r in asked] == [2, 4, 6], "the whole conversation goes each time"
 
     generations = _generations(result.run_id)
     by_iteration = {g["iteration"]: g for g in generations}
     rows = {r["candidate"]: r for r in result.rows}
     assert by_iteration[0]["attempts"] == 2 and by_iteration[0]["parent_hash"] is None
-    for i in (1, 2, 3):
+    for i in (1, 2):
         assert by_iteration[i]["parent_hash"] == rows[f"relu#s0.i{i - 1}"]["candidate_hash"]
         assert by_iteration[i]["messages"] == asked[i]["messages"]
         assert rows[f"relu#s0.i{i}"]["provenance"]["parent"] == by_iteration[i]["parent_hash"]
     assert by_iteration[2]["reply"] == replies.CORRECT and by_iteration[2]["usage"]["prompt_tokens"] == 106
     (chain,) = run["generation"]["chains"]
     assert chain["best"] == "relu#s0.i2" and chain["best_hash"] == rows["relu#s0.i2"]["candidate_hash"]
-    assert chain["stopped"] == "iterations" and run["generation"]["model_calls"] == 4
+    assert chain["stopped"] == "correct" and run["generation"]["model_calls"] == 3
     assert run["generation"]["prompt_tokens"] == sum(g["usage"]["prompt_tokens"] for g in generations)
 
 

@@ -196,6 +196,8 @@ class Session:
             stopped = ("done" if limit == 1 else "iterations") if iteration == limit - 1 else None
             if failures > self.settings.max_repairs:
                 stopped = "repairs"
+            elif stopped is None and row["status"] == "PASSED" and row.get("speedup_eager") is None:
+                stopped = "correct"  # untimed (the CPU, --no-timing): asking for a faster kernel measures nothing
             if stopped is not None:
                 return Outcome(task.name, sample, iteration + 1, best and best["candidate"],
                                best and best["candidate_hash"], stopped)
