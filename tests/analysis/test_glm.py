@@ -110,3 +110,20 @@ def test_when_every_kernel_is_correct_nothing_is_left_to_explain():
     everything = {m: [TaskOutcome(o.task, o.category, "PASSED", True, True, None, None, None, 1, 1) for o in group]
                   for m, group in _outcomes().items()}
     assert all(f.explained_deviance is None for f in fit_models(everything))
+
+
+def test_a_report_on_a_handful_of_tasks_prints_no_glm(tmp_path):
+    """One method, three tasks: every model separates; a table of them would only look like a finding."""
+    from kbx.analysis.report import build_report
+    from kbx.analysis.tables import glm_text
+    from kbx.store.db import Store
+
+    with Store(tmp_path / "small.db") as store:
+        store.begin_run("M1", method="oneshot", model="M1", device="cpu", git_sha=None, harness="x", config={},
+                        environment={}, secret_seed=0)
+        for i, status in enumerate(("PASSED", "MISMATCH", "PASSED")):
+            store.add_evaluation("M1", {
+                "task": f"t{i}", "category": "XY"[i % 2], "candidate": f"c{i}.py", "candidate_hash": f"h{i}",
+                "status": status, "call_ok": True, "exe_ok": status == "PASSED"}, "code", f"k{i}")
+        report = build_report(store, ["M1"], resamples=10)
+    assert report.glm == () and glm_text(report).startswith("no GLM: 3 (method, task) observation(s)")

@@ -14,6 +14,8 @@ from kbx.analysis.trajectories import Trajectories, trajectories
 from kbx.errors import KbxError
 from kbx.store.db import Store
 
+MIN_GLM_OBSERVATIONS = 10
+"""Fewer (method, task) observations than this, or every model separated, and the GLM table is left out."""
 
 @dataclass(frozen=True)
 class Report:
@@ -56,7 +58,11 @@ def build_report(
         glm, note = tuple(fit_models(outcomes)), ""
     except AnalysisUnavailable as exc:
         glm, note = (), str(exc)
-    if glm and len(outcomes) < 2:
+    observed = sum(len(o) for o in outcomes.values())
+    if glm and (observed < MIN_GLM_OBSERVATIONS or all(fit.separated for fit in glm)):
+        glm, note = (), (f"no GLM: {observed} (method, task) observation(s), every model separated or fewer than "
+                         f"{MIN_GLM_OBSERVATIONS}: too few to say what explains correctness")
+    elif glm and len(outcomes) < 2:
         note = "one method only: the method and category + method models say nothing beyond category"
     hashes = {r.candidate_hash for run in runs for r in run.records}
     code = {h: text for h in sorted(hashes) if (text := store.code(h)) is not None}
