@@ -196,7 +196,6 @@ def _run(
 ) -> RunResult:
     for line in skipped:
         say(progress, f"skipped: {line}")
-    options.out_dir.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
     limits = Limits(timeout_s=options.timeout_s, confined=options.confined)
     with Store(options.store or default_store_path()) as store:
@@ -207,6 +206,7 @@ def _run(
             first = evaluators[0]
             run_env = environment(evaluators)
             run_id = _open_run(store, resumed, first, run_env, config, options)
+            options.out_dir.mkdir(parents=True, exist_ok=True)  # only now: a run that cannot start leaves none
             result = RunResult(run_id=run_id, out_dir=options.out_dir, skipped=list(skipped), device=first.device)
             done = store.done(run_id)
             todo = longest_first([(t, c) for t, c in pairs if (t.name, c.name) not in done],
