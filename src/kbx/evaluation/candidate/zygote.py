@@ -67,6 +67,18 @@ def serve(fd: int) -> None:
         _send(link, {"forked": pid})
 
 
+def _close_all_but(*kept: int) -> None:
+    """Close every descriptor but `kept`: an inherited one could point outside the view the worker builds (a
+    directory opened before its pivot_root is a way out of it)."""
+    for name in os.listdir("/proc/self/fd"):
+        fd = int(name)
+        if fd not in kept:
+            try:
+                os.close(fd)
+            except OSError:  # the listing's own descriptor, closed by now
+                pass
+
+
 def _cuda_started() -> bool:
     """Whether anything imported so far initialised CUDA (torch's state) or loaded the driver library (Triton's
     driver check does, from 3.7 on)."""
@@ -113,6 +125,7 @@ def _become_worker(link: socket.socket, request: dict[str, Any], fds: list[int],
         os.dup2(output, 1)
         os.dup2(output, 2)
         os.close(output)
+        _close_all_but(0, 1, 2, channel, acks)  # as a fresh process would have: nothing of the zygote's
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         os.environ.clear()
         os.environ.update(request["env"])
