@@ -88,9 +88,12 @@ def _parser() -> argparse.ArgumentParser:
     export.set_defaults(handler=_export)
 
     report = commands.add_parser("report", help="analyse stored runs: tables in the terminal, optionally HTML")
-    report.add_argument("runs", nargs="+", metavar="RUN",
+    report.add_argument("runs", nargs="*", metavar="RUN",
                         help="run ids or unique prefixes, one per method; A+B joins runs of one method (the later "
                              "run wins a task both evaluated)")
+    report.add_argument("--all", action="store_true",
+                        help="every run in the store, as one leaderboard (a method per run, best first)")
+    report.add_argument("--markdown", action="store_true", help="print the leaderboard as a Markdown table")
     report.add_argument("--html", type=Path, metavar="FILE", help="also write the self-contained HTML report here")
     report.add_argument("--tasks", nargs="+", default=[],
                         help="the task set (default: every task of the runs); tasks a run lacks count as failed")
@@ -377,8 +380,20 @@ def _report_runs(args: argparse.Namespace) -> int:
 
     if args.resamples < 1:
         raise KbxError("--resamples must be >= 1")
+    if bool(args.runs) == args.all:
+        raise KbxError("name the runs to report on, or give --all (not both)")
     with Store(args.store or default_store_path()) as store:
-        analysis = build_report(store, args.runs, tasks=args.tasks, seed=args.seed, resamples=args.resamples)
+        runs = args.runs or [r.run_id for r in store.runs()]
+        if not runs:
+            raise KbxError(f"no run in {store.path} yet")
+        analysis = build_report(store, runs, tasks=args.tasks, seed=args.seed, resamples=args.resamples)
+    if args.all or args.markdown:
+        from kbx.analysis.tables import leaderboard
+
+        print(leaderboard(analysis, markdown=args.markdown))
+        if args.markdown:
+            return 0
+        print()
     print(report_text(analysis))
     if args.html:
         from kbx.analysis.report_html import write_html

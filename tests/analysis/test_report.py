@@ -81,6 +81,21 @@ def test_the_cli_prints_the_tables_and_writes_the_html(store_path, tmp_path, cap
     assert out.read_text().startswith("<!DOCTYPE html>")
 
 
+def test_report_all_ranks_every_run_of_the_store_as_markdown(store_path, capsys):
+    assert main(["report", "--all", "--markdown", "--store", str(store_path), "--resamples", "20"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[0].startswith("| # | method | device | tasks | correct |") and lines[1].startswith("|---|")
+    assert len(lines) == 2 + len(RUNS)  # every run of the store, one row each
+    correct = [int(line.split("|")[5].split("%")[0]) for line in lines[2:]]
+    assert correct == sorted(correct, reverse=True)
+
+
+def test_report_needs_runs_or_all_but_not_both(store_path, capsys):
+    assert main(["report", "--store", str(store_path)]) == 2
+    assert main(["report", "run-b", "--all", "--store", str(store_path)]) == 2
+    assert "name the runs to report on, or give --all" in capsys.readouterr().err
+
+
 def test_the_cli_compare_shows_flips(store_path, capsys):
     assert main(["compare", "run-a-h100", "run-b", "--store", str(store_path)]) == 0
     printed = capsys.readouterr().out

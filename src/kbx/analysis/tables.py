@@ -45,6 +45,22 @@ def headline_table(report: Report) -> str:
                                     "mean SOL fraction"], speed))
 
 
+def leaderboard(report: Report, markdown: bool = False) -> str:
+    """One row per method, best first (correctness, then geomean vs eager): the table to put in a paper. Markdown
+    (a pipe table) or text."""
+    ranked = sorted(report.headlines, key=lambda h: (-(h.correctness.value or 0.0), -(h.geomean_eager.value or 0.0)))
+    header = ["#", "method", "device", "tasks", "correct", "fast_1 eager", "geomean vs eager", "geomean vs compile"]
+    rows = [[str(rank), h.label, h.device, str(h.tasks), h.correctness.format(percent=True),
+             h.fast_1_eager.format(percent=True), h.geomean_eager.format(), h.geomean_compile.format()]
+            for rank, h in enumerate(ranked, 1)]
+    if not markdown:
+        return text_table(header, rows)
+    escape = [[cell.replace("|", "\\|") for cell in row] for row in rows]
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" if i < 3 else "---:" for i in range(len(header)))
+             + "|", *["| " + " | ".join(row) + " |" for row in escape]]
+    return "\n".join(lines)
+
+
 def category_text(report: Report) -> str:
     """Correct / fast_1 per category, one column per method, numbered; the numbers' legend under the table."""
     labels = list(report.outcomes)
