@@ -1,7 +1,8 @@
 """The candidate worker: a fresh process that imports one candidate and calls it on every case (DESIGN §4).
 
-It is started by `kbx.evaluation.orchestrator.sandbox` with a scrubbed environment, in its own temporary directory, and
-killed from outside when it overruns. It regenerates each case's inputs from the seed, calls the candidate,
+It is forked by the Evaluator's zygote (`kbx.evaluation.candidate.zygote`), or started as a fresh interpreter by
+`kbx.evaluation.orchestrator.sandbox`, with a scrubbed environment, in its own temporary directory, and killed from
+outside when it overruns. It regenerates each case's inputs from the seed, calls the candidate,
 compares the tensor inputs with copies taken before the call, and saves the outputs for the trusted worker to
 judge; it waits for each case to be judged before the next, so at most one case's outputs sit on disk. Reference
 outputs never exist here. Progress travels as JSON lines on a dedicated pipe, never on stdout.
