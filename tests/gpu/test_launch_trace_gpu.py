@@ -130,3 +130,15 @@ def test_stopping_the_profiler_during_the_call_loses_the_trace(tracer, x):
     with pytest.raises(TraceLost, match="runtime.trace_lost"):
         traced(tracer, {"x": x}, lambda: torch.autograd._disable_profiler())
     assert traced(tracer, {"x": x}, lambda: relu(x)).own == 1  # and the next trace works
+
+
+def test_a_call_that_fails_keeps_its_own_error(tracer, x):
+    """An honest kernel's error (here an exception after stopping the profiler) is reported as itself, not as a lost
+    trace."""
+    def fails() -> None:
+        torch.autograd._disable_profiler()
+        raise ValueError("the kernel's own error")
+
+    with pytest.raises(ValueError, match="the kernel's own error"):
+        traced(tracer, {"x": x}, fails)
+    assert traced(tracer, {"x": x}, lambda: relu(x)).own == 1

@@ -92,11 +92,14 @@ class LaunchTracer:
         try:
             yield
             self._synchronize()
-        finally:
-            try:
-                result = self._disable()
-            except RuntimeError as exc:
-                raise TraceLost(f"runtime.trace_lost: the launch trace was stopped during the call ({exc})") from exc
+        except BaseException:  # the call's own failure (a crash, an error) is the verdict, whatever the trace did
+            with contextlib.suppress(Exception):
+                self._disable()
+            raise
+        try:
+            result = self._disable()
+        except RuntimeError as exc:
+            raise TraceLost(f"runtime.trace_lost: the launch trace was stopped during the call ({exc})") from exc
         result.save(str(self._file))
         try:
             events = json.loads(self._file.read_text()).get("traceEvents", [])
