@@ -1,0 +1,114 @@
+"""The commands that read the store: `runs list`, `runs show`, `export`, `report`, `compare` (`kbx.cli` builds
+their parsers). Each takes the parsed arguments and returns the exit status; heavy modules are imported lazily."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+from kbx.errors import KbxError
+
+
+def runs_list(args: argparse.Namespace) -> int:
+    from kbx.store import default_store_path
+    from kbx.store.db import Store
+
+    with Store(args.store or default_store_path()) as store:
+        runs = store.runs()
+    if args.json:
+        print(json.dumps([r.to_json() for r in runs], indent=2))
+        return 0
+    if runs:
+        print(f"{'run':12s}  {'started':16s}  {'method':10s} {'model':20s} {'device':6s}{'rows':>5s}        state")
+    for r in runs:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.created_at))
+        state = "finished" if r.ended_at is not None else "unfinished"
+        model = r.model or "-"
+        print(f"{r.run_id}  {when}  {r.method:10s} {model:20s} {r.device:5s} {r.evaluations:5d} evals  {state}")
+    print(f"{len(runs)} run(s) in {args.store or default_store_path()}")
+    return 0
+
+
+def runs_show(args: argparse.Namespace) -> int:
+    from kbx.store import default_store_path
+    from kbx.store.db import Store
+    from kbx.summary import summary_table
+
+    with Store(args.store or default_store_path()) as store:
+        info = store.run(args.run)
+        rows = store.rows(info.run_id)
+        generations = store.generations(info.run_id)
+    data = info.to_json()
+    for key in ("run_id", "method", "model", "device", "git_sha", "harness", "finished", "secret_seed", "evaluations"):
+        print(f"{key:12s} {data[key]}")
+    env = info.environment
+    print(f"{'environment':12s} {env.get('gpu') or env.get('triton_mode', '')} | torch {env.get('torch')} | "
+          f"triton {env.get('triton')}")
+    if generations:
+        from kbx.generate.methods import totals
+
+        t = totals(generations)
+        cost = "unpriced" if t["cost_usd"] is None else f"${t['cost_usd']:.4f}"
+        print(f"{'model calls':12s} {t['model_calls']}, {t['prompt_tokens']} prompt + {t['completion_tokens']} "
+              f"completion tokens, {cost}")
+    print(f"{'cached':12s} {sum(1 for r in rows if r.get('cached_from'))} served from earlier runs\n")
+    print(summary_table(rows))
+    return 0
+
+
+def export(args: argparse.Namespace) -> int:
+    from kbx.store import default_store_path
+    from kbx.store.db import Store
+    from kbx.store.export import export_run
+
+    with Store(args.store or default_store_path()) as store:
+        info = store.run(args.run)
+        out = args.out or Path(f"{info.run_id}.{args.format}")
+        count = export_run(store, info.run_id, out, args.format)
+    print(f"{count} evaluation(s) of run {info.run_id} -> {out}")
+    return 0
+
+
+def report_runs(args: argparse.Namespace) -> int:
+    from kbx.analysis.report import build_report
+    from kbx.analysis.tables import report_text
+    from kbx.store import default_store_path
+    from kbx.store.db import Store
+
+    if args.resamples < 1:
+        raise KbxError("--resamples must be >= 1")
+    if bool(args.runs) == args.all:
+        raise KbxError("name the runs to report on, or give --all (not both)")
+    with Store(args.store or default_store_path()) as store:
+        runs = args.runs or [r.run_id for r in store.runs()]
+        if not runs:
+            raise KbxError(f"no run in {store.path} yet")
+        analysis = build_report(store, runs, tasks=args.tasks, seed=args.seed, resamples=args.resamples)
+    if args.all or args.markdown:
+        from kbx.analysis.tables import leaderboard
+
+        print(leaderboard(analysis, markdown=args.markdown))
+        if args.markdown:
+            return 0
+        print()
+    print(report_text(analysis))
+    if args.html:
+        from kbx.analysis.report_html import write_html
+
+        print(f"\nHTML report: {write_html(analysis, args.html)}")
+    return 0
+
+
+def compare_runs(args: argparse.Namespace) -> int:
+    from kbx.analysis.compare import compare
+    from kbx.analysis.data import load_runs
+    from kbx.analysis.tables import compare_text
+    from kbx.store import default_store_path
+    from kbx.store.db import Store
+
+    with Store(args.store or default_store_path()) as store:
+        a, b = load_runs(store, [args.run_a, args.run_b])
+    print(compare_text(compare(a, b), a.label, b.label))
+    return 0
