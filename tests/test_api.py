@@ -22,11 +22,14 @@ def test_reply_without_code_is_a_status():
 
 @pytest.mark.slow
 def test_a_plain_script_without_a_main_guard_works(tmp_path):
-    """The README's example saved as a file and run as it is: the workers must not re-import the user's script."""
+    """The README's example saved as a file and run as it is: the workers must not re-import the user's script, nor
+    import modules from the user's working directory."""
     import subprocess
     import sys
 
-    script = tmp_path / "evaluate_relu.py"
+    (tmp_path / "torch.py").write_text("raise SystemExit('a torch.py in the working directory was imported')\n")
+    (tmp_path / "scripts").mkdir()  # the script lives elsewhere: only kbx's workers could pick the file above up
+    script = tmp_path / "scripts" / "evaluate_relu.py"
     script.write_text(
         "import kbx\n"
         "from kbx.tasks.registry import default_suite_root\n"

@@ -39,8 +39,8 @@ class TrustedWorker:
         command = [sys.executable, "-m", "kbx.evaluation.trusted.worker", str(theirs.fileno()), self._device]
         if self._gpu is not None:
             command.append(self._gpu)
-        with theirs:
-            self._process = subprocess.Popen(command, pass_fds=[theirs.fileno()], env=_environment(),
+        with theirs:  # run from kbx's own directory: `-m` puts the working directory first on the import path
+            self._process = subprocess.Popen(command, pass_fds=[theirs.fileno()], env=_environment(), cwd=_SOURCE,
                                              stdin=subprocess.DEVNULL)
         self._conn = Connection(ours.detach())
 
@@ -98,10 +98,14 @@ class TrustedWorker:
         self._process = None
 
 
+_SOURCE = Path(kbx.__file__).resolve().parent.parent
+"""The directory kbx is imported from (a checkout's `src`, or site-packages)."""
+
+
 def _environment() -> dict[str, str]:
     """This process's environment, with the directory kbx is imported from first on the worker's import path (a
     checkout run with `PYTHONPATH=src`, or from a test runner that put it on `sys.path`)."""
-    source = str(Path(kbx.__file__).resolve().parent.parent)
+    source = str(_SOURCE)
     paths = [source, *(p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != source)]
     return {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
 
