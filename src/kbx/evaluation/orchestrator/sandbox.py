@@ -154,7 +154,7 @@ def _start(
         finally:
             os.close(out_write)
     proc = subprocess.Popen(
-        [sys.executable, "-I", "-u", "-c", bootstrap("worker", "sys.exit(main(sys.argv[1:]))"), str(spec_file)],
+        [sys.executable, "-I", "-u", "-c", _bootstrap(_WORKER), str(spec_file)],
         cwd=cwd,
         env=env,
         stdin=subprocess.DEVNULL,
@@ -166,19 +166,21 @@ def _start(
     return proc, proc.stdout
 
 
-def bootstrap(module: str, call: str) -> str:
-    """Python source for `python -I -c` that puts kbx's source on the path, imports `main` or `serve` from
-    `kbx.evaluation.candidate.MODULE` and runs `call`."""
+_WORKER = "from kbx.evaluation.candidate.worker import main; sys.exit(main(sys.argv[1:]))"
+_ZYGOTE = "from kbx.evaluation.candidate.zygote import serve; serve(int(sys.argv[1]))"
+
+
+def _bootstrap(statements: str) -> str:
+    """Python source for `python -I -c`: kbx's source first on the path, then `statements`."""
     src = str(Path(kbx.__file__).resolve().parent.parent)
-    name = "main" if module == "worker" else "serve"
-    return f"import sys; sys.path.insert(0, {src!r}); from kbx.evaluation.candidate.{module} import {name}; {call}"
+    return f"import sys; sys.path.insert(0, {src!r}); {statements}"
 
 
 def start_zygote(device: str, gpu: str | None) -> Zygote | None:
     """A zygote for this device's candidate workers, or None where it cannot start (workers then start fresh)."""
     cwd = Path(tempfile.mkdtemp(prefix="kbx-zygote-", dir=scratch_root()))
     try:
-        return Zygote(bootstrap("zygote", "serve(int(sys.argv[1]))"), _scrubbed_env(cwd, device, gpu), cwd)
+        return Zygote(_bootstrap(_ZYGOTE), _scrubbed_env(cwd, device, gpu), cwd)
     except OSError:
         shutil.rmtree(cwd, ignore_errors=True)
         return None
