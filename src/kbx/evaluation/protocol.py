@@ -30,6 +30,10 @@ TrustedRequest = Literal["hello", "check", "peaks", "clocks", "work", "prepare",
 device and environment it has; judge saved cases; measure the device's peaks; read its clocks; count a slot's
 work; prepare a task's timing slots (count work, compile baselines); time a baseline; let go of cached memory."""
 TRUSTED_REQUESTS: tuple[str, ...] = get_args(TrustedRequest)
+DESCRIPTORS = "descriptors"
+"""The payload key of a request followed by descriptors (SCM_RIGHTS, right after it on the same socket): how many.
+The trusted worker receives them before serving and passes them on under the same key (`check`: the CUDA
+descriptors of the cases' shared outputs, `kbx.evaluation.cuda_share`)."""
 
 TIMED = -1
 """The case index a failure during the performance stage is reported under."""

@@ -153,3 +153,37 @@ def test_running_out_of_memory_costs_that_request_alone(monkeypatch):
     first, second = ours.recv(), ours.recv()
     assert first[0] == "error" and first[1].startswith("ReferenceFailed: the trusted worker ran out of memory")
     assert second == ("ok", {"bytes": 1})
+
+
+def test_shared_outputs_without_their_descriptors_are_unreadable_and_every_descriptor_is_closed(tmp_path):
+    """The file and the descriptors beside it are the candidate process's: a `shared` marker with no descriptor
+    (or on a device that shares nothing) is an unreadable case, and descriptors sent along are closed either way."""
+    case = plan_cases(RELU, "cpu", 5)[0]
+    marker = {"type": "shared", "block": {"size": 2 << 20, "nbytes": 8, "dtype": "float32", "shape": [2]}}
+    torch.save({"outputs": [marker]}, tmp_path / "case.pt")
+    sent = {**json.loads(json.dumps(case.to_json())), "file": "case.pt"}
+    (result,) = _State("cpu").check(str(RELU.path), str(tmp_path), [sent])
+    assert "1 shared output(s), and 0 descriptor(s)" in result["error"]
+    spare = os.open(os.devnull, os.O_RDONLY)
+    (result,) = _State("cpu").check(str(RELU.path), str(tmp_path), [sent], descriptors=[spare])
+    assert "1 shared output(s), and 1 descriptor(s)" in result["error"]
+    with pytest.raises(OSError):
+        os.fstat(spare)
+
+
+def test_descriptors_reach_the_trusted_worker_and_are_closed_on_both_sides(tmp_path):
+    case = plan_cases(RELU, "cpu", 5)[0]
+    generator = torch.Generator().manual_seed(case.seed)
+    inputs = import_task(RELU).make_inputs(workload_of(RELU, case.to_json()), case.dtype, generator)
+    torch.save({"outputs": pack_outputs(torch.relu(inputs["input"]))}, tmp_path / "case.pt")
+    sent = {**json.loads(json.dumps(case.to_json())), "file": "case.pt"}
+    worker = TrustedWorker("cpu")
+    try:
+        fds = [os.open(os.devnull, os.O_RDONLY) for _ in range(3)]
+        (result,) = worker.check(RELU.path, tmp_path, [sent], fds)
+        assert [c["status"] for c in result["comparisons"]] == ["PASSED"]  # unasked-for descriptors change nothing
+        for fd in fds:
+            with pytest.raises(OSError):
+                os.fstat(fd)
+    finally:
+        worker.close()

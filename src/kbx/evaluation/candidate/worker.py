@@ -18,6 +18,7 @@ import importlib.util
 import json
 import os
 import resource
+import socket
 import sys
 import traceback
 import weakref
@@ -34,36 +35,40 @@ _DENIED: list[str] = []
 
 
 class _Channel:
-    """JSON lines to the orchestrator on an inherited pipe, and its acknowledgements on another."""
+    """JSON lines to the orchestrator on an inherited pipe, its commands on another, and the descriptors of shared
+    outputs on a socket beside them (`kbx.evaluation.cuda_share`)."""
 
-    def __init__(self, fd: int, ack_fd: int) -> None:
+    def __init__(self, fd: int, ack_fd: int, handles_fd: int) -> None:
         self._file = os.fdopen(fd, "w", buffering=1)
         self._acks = os.fdopen(ack_fd, "r")
+        self._handles = socket.socket(fileno=handles_fd)
 
     def send(self, event: protocol.Event) -> None:
         self._file.write(protocol.encode(event) + "\n")
         self._file.flush()
 
-    def wait_ack(self) -> bool:
-        """Block until the orchestrator has judged (and removed) the last saved case; True to go on."""
-        return self._acks.readline().strip() == "next"
+    def send_descriptors(self, fds: list[int]) -> None:
+        """Hand over the descriptors of one report's shared outputs, before the report itself."""
+        if fds:
+            socket.send_fds(self._handles, [b"d"], fds)
 
     def wait_command(self) -> dict[str, Any] | None:
-        """The orchestrator's next performance-stage command, or None when it says stop."""
+        """The orchestrator's next command, or None when it says stop."""
         line = self._acks.readline().strip()
         if not line or line == "stop":
             return None
         return json.loads(line)
 
 
-def main(argv: list[str], fds: tuple[int, int] | None = None) -> int:
-    """Run the job whose spec file is `argv[0]`. `fds`: the channel's and the command pipe's descriptors where they
-    are not the spec's (a worker forked by the zygote, `kbx.evaluation.candidate.zygote`, received them)."""
+def main(argv: list[str], fds: tuple[int, int, int] | None = None) -> int:
+    """Run the job whose spec file is `argv[0]`. `fds`: the channel's, the command pipe's and the descriptor
+    socket's descriptors where they are not the spec's (a worker forked by the zygote,
+    `kbx.evaluation.candidate.zygote`, received them)."""
     spec = json.loads(Path(argv[0]).read_text())
     Path(argv[0]).unlink(missing_ok=True)  # nothing in the job directory may tell the candidate about its job
     confinement = ConfinementSpec.from_json(spec["confinement"])
     split(confinement)  # from here on, this process is PID 1 of its own namespace (the warden waits outside)
-    channel = _Channel(*(fds or (spec["channel_fd"], spec["ack_fd"])))
+    channel = _Channel(*(fds or (spec["channel_fd"], spec["ack_fd"], spec["handles_fd"])))
     _limit_resources(spec["limits"])
     from kbx.evaluation.candidate.audit import install_audit_hook
 
@@ -100,7 +105,11 @@ def main(argv: list[str], fds: tuple[int, int] | None = None) -> int:
     except Exception as exc:  # CUPTI refused (another profiler holds it): the harness's failure, as above
         channel.send(protocol.ConfinementFailed(f"could not start the launch trace: {type(exc).__name__}: {exc}"))
         return 0
-    watched = [outputs, _Channel, _Timer, _Session, sys.modules[__name__], refresh.ValueRefresher, TorchComputeRecorder]
+    tuning = _tuning(device)
+    watched = [
+        outputs, _Channel, _Timer, _Session, _Handover, sys.modules[__name__], refresh.ValueRefresher,
+        TorchComputeRecorder,
+    ]
     if tracer is not None:
         watched += [type(tracer), sys.modules[type(tracer).__module__]]
     guards = Guards(device, watched=watched, denied=_DENIED)
@@ -117,7 +126,8 @@ def main(argv: list[str], fds: tuple[int, int] | None = None) -> int:
         return 0
     channel.send(protocol.Imported())
 
-    session = _Session(entry, guards, recorder, tracer, channel, task, make_inputs, device, Path(spec["job_dir"]))
+    session = _Session(entry, guards, recorder, tracer, tuning, channel, task, make_inputs, device,
+                       Path(spec["job_dir"]))
     while (command := channel.wait_command()) is not None:
         if not session.run(command, timer):
             return 0
@@ -132,6 +142,15 @@ def _launch_tracer(device: str, job_dir: Path) -> Any:
     from kbx.evaluation.candidate.launch_trace import LaunchTracer
 
     return LaunchTracer(job_dir)
+
+
+def _tuning(device: str) -> Any:
+    """Quick autotuning for correctness cases on a GPU (`kbx.evaluation.candidate.tuning`); None on the CPU."""
+    if device != "cuda":
+        return None
+    from kbx.evaluation.candidate.tuning import Tuning
+
+    return Tuning()
 
 
 def _traced(tracer: Any, inputs: dict[str, Any]) -> Any:
@@ -158,24 +177,58 @@ def _import_what_the_session_uses() -> None:
     """Import every kbx module the session imports lazily: once confined, kbx's source is not there to read."""
     import kbx.evaluation.bench_inputs
     import kbx.evaluation.candidate.launch_trace
+    import kbx.evaluation.candidate.tuning
     import kbx.evaluation.cases
     import kbx.evaluation.outputs
     import kbx.timing.measure  # noqa: F401
+
+
+class _Handover:
+    """Saves a call's outputs for the trusted worker: small ones in the job's file, large GPU ones shared as CUDA
+    descriptors (`kbx.evaluation.cuda_share`) sent ahead of the report. Each shared copy lives until the next save or
+    the end of the worker: the orchestrator has the trusted worker copy it out before it answers the report."""
+
+    def __init__(self, channel: _Channel, device: str) -> None:
+        self.channel, self.device = channel, device
+        self._exports: list[Any] = []
+
+    def save(self, result: Any, path: Path) -> None:
+        import torch
+
+        from kbx.evaluation.outputs import pack_outputs
+
+        self.release()
+        share = self._share if self.device == "cuda" else None
+        torch.save({"outputs": pack_outputs(result, share)}, path)
+        self.channel.send_descriptors([export.fd for export in self._exports])
+
+    def _share(self, tensor: Any) -> dict[str, Any]:
+        from kbx.evaluation.cuda_share import Export
+
+        export = Export(tensor)
+        self._exports.append(export)
+        return export.block.to_json()
+
+    def release(self) -> None:
+        for export in self._exports:
+            export.close()
+        self._exports.clear()
 
 
 class _Session:
     """Runs the orchestrator's commands on the imported candidate: a correctness case, or a timed slot."""
 
     def __init__(
-        self, entry: Any, guards: Any, recorder: Any, tracer: Any, channel: _Channel, task: Any, make_inputs: Any,
-        device: str, job_dir: Path,
+        self, entry: Any, guards: Any, recorder: Any, tracer: Any, tuning: Any, channel: _Channel, task: Any,
+        make_inputs: Any, device: str, job_dir: Path,
     ) -> None:
         from kbx.evaluation.bench_inputs import InputSets
 
         self.entry, self.guards, self.channel, self.task = entry, guards, channel, task
-        self.recorder, self.tracer = recorder, tracer
+        self.recorder, self.tracer, self.tuning = recorder, tracer, tuning
         self.make_inputs, self.device, self.job_dir = make_inputs, device, job_dir
         self.sets = InputSets(make_inputs, device)
+        self.handover = _Handover(channel, device)
         self._kept: dict[str, Any] | None = None
         """The last case's inputs: a `refill` case writes new values into these same tensors."""
 
@@ -186,8 +239,11 @@ class _Session:
         workload = workload_of(self.task, command)
         if command.get("cmd") == "case":
             return self._case(command, workload)
+        if self.tuning is not None:
+            self.tuning.quick = False
         try:
-            timed = timer.time_slot(self.entry, self.guards, self.tracer, self.sets, workload, command, self.job_dir)
+            timed = timer.time_slot(self.entry, self.guards, self.tracer, self.sets, workload, command, self.job_dir,
+                                    self.handover)
         except BaseException as exc:
             self.channel.send(protocol.CaseFailed(TIMED, **_describe(exc, importing=False)))
             return False
@@ -209,6 +265,8 @@ class _Session:
         if case.get("refill") and self._kept is not None:
             inputs = refill(self._kept, inputs)
         pristine = outputs.snapshot_inputs(inputs)
+        if self.tuning is not None:  # the configuration tuned for a timed bench workload is the one timed
+            self.tuning.quick = not case.get("full_tuning")
         self.channel.send(protocol.CaseStart(index))
         self.guards.before_call()
         try:
@@ -226,7 +284,7 @@ class _Session:
         tally = self.recorder.tally(inputs)
         path = self.job_dir / f"case_{index}.pt"
         mutated = outputs.changed_inputs(pristine, inputs)
-        torch.save({"outputs": outputs.pack_outputs(result)}, path)
+        self.handover.save(result, path)
         del result, pristine
         self._kept = inputs
         launches = None if self.tracer is None else self.tracer.last
@@ -267,12 +325,12 @@ class _Timer:
             self._refresh = ValueRefresher("cuda")
 
     def time_slot(
-        self, entry: Any, guards: Any, tracer: Any, sets: Any, workload: Any, command: dict[str, Any], job_dir: Path
+        self, entry: Any, guards: Any, tracer: Any, sets: Any, workload: Any, command: dict[str, Any], job_dir: Path,
+        handover: _Handover,
     ) -> dict[str, Any] | Any:
         """The `timed` event's fields, or the RuntimeViolation the guards found."""
         import torch
 
-        from kbx.evaluation.outputs import pack_outputs
         from kbx.timing.measure import time_call
 
         if not self.ready:
@@ -311,7 +369,7 @@ class _Timer:
             return violation
         if command.get("recheck_seed") is not None:
             output_file = job_dir / f"timed_{slot}.pt"
-            torch.save({"outputs": pack_outputs(last["output"])}, output_file)
+            handover.save(last["output"], output_file)
             report["file"] = output_file.name
         measurement_file = job_dir / f"timed_{slot}.json"
         measurement_file.write_text(json.dumps(measurement.to_json()))

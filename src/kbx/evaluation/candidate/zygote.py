@@ -1,11 +1,11 @@
 """The zygote: a process that has imported what every candidate worker imports (torch, triton, the worker's own
 modules) and forks a fresh worker for each candidate, so a worker starts in milliseconds instead of seconds.
 
-It is started by `kbx.evaluation.orchestrator.zygote` with the scrubbed environment of candidate workers and talks
-to it over one end of a SOCK_SEQPACKET socket pair: a request is one JSON message (the job's spec file, its working
-directory and environment) carrying three descriptors (the channel's write end, the command pipe's read end, the
-output pipe's write end); the answers are `{"forked": PID}` and, when a worker ends, `{"exited": PID, "code": C}`
-(C as `subprocess` gives it: negative for a signal).
+It is started by `kbx.evaluation.orchestrator.zygote` with the scrubbed environment of candidate workers and talks to
+it over one end of a SOCK_SEQPACKET socket pair: a request is one JSON message (the job's spec file, its working
+directory and environment) carrying four descriptors (the channel's write end, the command pipe's read end, the output
+pipe's write end, the worker's end of the descriptor socket); the answers are `{"forked": PID}` and, when a worker
+ends, `{"exited": PID, "code": C}` (C as `subprocess` gives it: negative for a signal).
 
 The zygote never initialises CUDA (the worker confines itself before CUDA starts, and a forked CUDA context would
 be unusable), starts no thread (a fork copies only the calling thread), and holds nothing a candidate could want: no
@@ -19,6 +19,7 @@ Everything imported here must be importable with torch + triton + numpy + the st
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import select
@@ -31,7 +32,9 @@ from pathlib import Path
 from typing import Any
 
 _REQUEST_BYTES = 1 << 16
-_DESCRIPTORS = 3
+_DESCRIPTORS = 4
+_CUDA_NOT_INITIALIZED = 3
+"""`CUDA_ERROR_NOT_INITIALIZED`: what the driver answers before `cuInit`, without initialising itself."""
 
 
 def serve(fd: int) -> None:
@@ -80,16 +83,20 @@ def _close_all_but(*kept: int) -> None:
 
 
 def _cuda_started() -> bool:
-    """Whether anything imported so far initialised CUDA (torch's state) or loaded the driver library (Triton's
-    driver check does, from 3.7 on)."""
+    """Whether anything imported so far initialised CUDA: torch's state, or the driver itself (Triton's driver check
+    calls into it from 3.7 on). `import torch` loads the driver library without initialising it (seen on an H100
+    with torch 2.11), and a fork of a process in that state can use CUDA; a fork after `cuInit` cannot."""
     import torch
 
     if torch.cuda.is_initialized():
         return True
     try:
-        return "libcuda.so" in Path("/proc/self/maps").read_text()
+        if "libcuda.so" not in Path("/proc/self/maps").read_text():
+            return False
+        context = ctypes.c_void_p()
+        return ctypes.CDLL("libcuda.so.1").cuCtxGetCurrent(ctypes.byref(context)) != _CUDA_NOT_INITIALIZED
     except OSError:
-        return False
+        return True
 
 
 def _reap(link: socket.socket) -> None:
@@ -121,17 +128,17 @@ def _become_worker(link: socket.socket, request: dict[str, Any], fds: list[int],
 
         os.setsid()
         libc.prctl(libc.PR_SET_PDEATHSIG, signal.SIGKILL)
-        channel, acks, output = fds
+        channel, acks, output, handles = fds
         os.dup2(output, 1)
         os.dup2(output, 2)
         os.close(output)
-        _close_all_but(0, 1, 2, channel, acks)  # as a fresh process would have: nothing of the zygote's
+        _close_all_but(0, 1, 2, channel, acks, handles)  # as a fresh process would have: nothing of the zygote's
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         os.environ.clear()
         os.environ.update(request["env"])
         tempfile.tempdir = None  # read again from TMPDIR, the job's own
         os.chdir(request["cwd"])
-        code = main([request["spec"]], fds=(channel, acks))
+        code = main([request["spec"]], fds=(channel, acks, handles))
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else 1
     except BaseException:

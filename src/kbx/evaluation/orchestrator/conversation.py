@@ -222,6 +222,8 @@ class Conversation:
         command = {"cmd": "case", **self.cases[index].to_json()}
         if index == self._refill_index:
             command["refill"] = True
+        if self._stage is not None and self.cases[index].role == "bench":
+            command["full_tuning"] = True  # the autotuner's choice here is the one the performance stage times
         return json.dumps(command)
 
     def _reply(self, line: str) -> str:

@@ -27,6 +27,7 @@ from kbx.evaluation.confinement.enter import default_hidden, for_this_process, u
 from kbx.evaluation.confinement.libc import set_undumpable
 from kbx.evaluation.orchestrator.conversation import Conversation, refill_case
 from kbx.evaluation.orchestrator.gpu_gate import GpuGate, gpu_gate
+from kbx.evaluation.orchestrator.handover import Inbox
 from kbx.evaluation.orchestrator.performance import PerformanceStage
 from kbx.evaluation.orchestrator.sandbox import Limits, WorkerRun, run_worker, scratch_root, start_zygote
 from kbx.evaluation.orchestrator.timed_slots import Performance
@@ -136,6 +137,7 @@ class Evaluator:
             cases.append(extra)
         judged: dict[int, dict[str, Any]] = {}
         originals = {c.twin for c in cases if c.twin is not None}
+        inbox = Inbox()
 
         def judge_case(case: Case, path: Path, mutated: list[str]) -> bool:
             with self._trusted_lock:
@@ -144,7 +146,7 @@ class Evaluator:
                     payload["keep"] = True
                 if case.twin is not None:
                     payload["twin"] = case.twin
-                (judged[case.index],) = self._trusted.check(task.path, path.parent, [payload])
+                (judged[case.index],) = self._trusted.check(task.path, path.parent, [payload], inbox.take())
             judged[case.index]["mutated"] = mutated
             return "error" not in judged[case.index] and _case_result(case, judged[case.index]).status is Status.PASSED
 
@@ -156,17 +158,18 @@ class Evaluator:
 
         job_dir = Path(tempfile.mkdtemp(prefix=JOB_PREFIX, dir=scratch_root()))
         gate = self._gate() if part != "correctness" else None
-        stage = self._performance_stage(task, job_dir, passed_every_case, gate)
+        stage = self._performance_stage(task, job_dir, passed_every_case, gate, inbox)
         conversation = Conversation(cases, judge_case, job_dir, stage, extra.index if extra else None, gate)
         try:
             run = run_worker(
                 task.path, candidate.code, self.device, self.limits, job_dir, conversation.on_event, self.gpu,
-                self.confinement, self._zygote,
+                self.confinement, self._zygote, inbox,
             )
         finally:
             if stage is not None:
                 stage.close()
             conversation.close()
+            inbox.close()
             shutil.rmtree(job_dir, ignore_errors=True)
         if conversation.rejected:
             evaluation = replace(
@@ -187,7 +190,7 @@ class Evaluator:
         return gpu_gate(self.gpu) if self.device == "cuda" and self.timing is not None else None
 
     def _performance_stage(
-        self, task: Task, job_dir: Path, ready: Callable[[], bool], gate: GpuGate | None
+        self, task: Task, job_dir: Path, ready: Callable[[], bool], gate: GpuGate | None, inbox: Inbox
     ) -> PerformanceStage | None:
         """The performance stage for one candidate, on a GPU with timing on and bench workloads to time."""
         if gate is None or self.timing is None or not task.workloads_for(("bench",)):
@@ -195,7 +198,7 @@ class Evaluator:
 
         def judge(case: dict[str, Any], path: Path) -> str | None:
             with self._trusted_lock:
-                (raw,) = self._trusted.check(task.path, path.parent, [{**case, "index": -1}])
+                (raw,) = self._trusted.check(task.path, path.parent, [{**case, "index": -1}], inbox.take())
             if "error" in raw:
                 return str(raw["error"])
             comparisons = [Comparison.from_json(c) for c in raw["comparisons"]]

@@ -24,6 +24,7 @@ from typing import Any
 
 import kbx
 from kbx.evaluation.confinement.enter import ConfinementSpec, default_hidden, for_this_process
+from kbx.evaluation.orchestrator.handover import Inbox
 from kbx.evaluation.orchestrator.zygote import ForkedWorker, Zygote, ZygoteLost
 from kbx.evaluation.protocol import Event, decode
 
@@ -80,14 +81,16 @@ pipe (a JSON command or "stop"), or None to send nothing. Its time is not charge
 
 def run_worker(
     task_dir: Path, code: str, device: str, limits: Limits, job_dir: Path, on_event: OnEvent, gpu: str | None = None,
-    confinement: ConfinementSpec | None = None, zygote: Zygote | None = None,
+    confinement: ConfinementSpec | None = None, zygote: Zygote | None = None, inbox: Inbox | None = None,
 ) -> WorkerRun:
     """Start a candidate worker and wait for it, killing it at the time limit. The worker learns its work one
     command at a time from `on_event`'s replies, so nothing it can read tells it what comes next. `gpu`: the one
     GPU (a `CUDA_VISIBLE_DEVICES` entry) the worker may see; None leaves the visible devices as they are.
     `confinement`: how the worker confines itself before importing the candidate (default: as `limits` says, for
     this process's user). `zygote`: forks the worker ready-imported (`kbx.evaluation.orchestrator.zygote`); without
-    one, or when it is gone, the worker starts as a fresh interpreter.
+    one, or when it is gone, the worker starts as a fresh interpreter. `inbox`: where the worker hands over the
+    descriptors of its shared outputs (`kbx.evaluation.orchestrator.handover`); a caller that judges no shared
+    output may leave it out.
 
     Raises:
         Exception: whatever `on_event` raised (a harness bug); the worker is killed first.
@@ -99,9 +102,12 @@ def run_worker(
     candidate_file.write_text(code)
     read_fd, write_fd = os.pipe()
     ack_read_fd, ack_write_fd = os.pipe()
+    own_inbox = inbox is None
+    inbox = inbox or Inbox()
     spec = {
         "channel_fd": write_fd,
         "ack_fd": ack_read_fd,
+        "handles_fd": inbox.worker_end,
         "task_dir": str(task_dir),
         "candidate_file": str(candidate_file),
         "job_dir": str(job_dir),
@@ -115,10 +121,13 @@ def run_worker(
     run = WorkerRun(job_dir=job_dir)
     start = time.monotonic()
     try:
-        proc, stdout = _start(spec_file, cwd, _scrubbed_env(cwd, device, gpu), (write_fd, ack_read_fd), zygote)
+        proc, stdout = _start(
+            spec_file, cwd, _scrubbed_env(cwd, device, gpu), (write_fd, ack_read_fd, inbox.worker_end), zygote
+        )
     finally:
         os.close(write_fd)
         os.close(ack_read_fd)
+        inbox.started()
     output = _BoundedReader(stdout)
     acks = os.fdopen(ack_write_fd, "w")
     events = _EventReader(read_fd, on_event, acks, lambda: _kill_group(proc))
@@ -133,20 +142,22 @@ def run_worker(
     run.output = output.finish()
     run.events = events.finish()
     run.judged_s = events.judged_s
+    if own_inbox:
+        inbox.close()
     if events.failure is not None:
         raise events.failure
     return run
 
 
 def _start(
-    spec_file: Path, cwd: Path, env: dict[str, str], fds: tuple[int, int], zygote: Zygote | None
+    spec_file: Path, cwd: Path, env: dict[str, str], fds: tuple[int, int, int], zygote: Zygote | None
 ) -> tuple[subprocess.Popen[bytes] | ForkedWorker, Any]:
     """The worker's process (forked by the zygote when there is one that answers, else a fresh interpreter) and
     the stream of its stdout and stderr."""
     if zygote is not None:
         out_read, out_write = os.pipe()
         try:
-            forked = zygote.fork(spec_file, cwd, env, (*fds, out_write))
+            forked = zygote.fork(spec_file, cwd, env, (fds[0], fds[1], out_write, fds[2]))
         except ZygoteLost:
             os.close(out_read)
         else:

@@ -13,12 +13,14 @@ import socket
 import subprocess
 import sys
 from multiprocessing.connection import Connection
+from multiprocessing.reduction import sendfds
 from pathlib import Path
 from typing import Any
 
 import kbx
 from kbx.errors import KbxError, ReferenceFailed
-from kbx.evaluation.protocol import TrustedRequest
+from kbx.evaluation.orchestrator.handover import close_all
+from kbx.evaluation.protocol import DESCRIPTORS, TrustedRequest
 
 
 class TrustedWorker:
@@ -44,14 +46,17 @@ class TrustedWorker:
                                              stdin=subprocess.DEVNULL)
         self._conn = Connection(ours.detach())
 
-    def request(self, kind: TrustedRequest, payload: dict[str, Any]) -> Any:
+    def request(self, kind: TrustedRequest, payload: dict[str, Any], descriptors: list[int] | None = None) -> Any:
+        """`descriptors`: sent after the request (SCM_RIGHTS), which says how many follow; closed here, sent or
+        not."""
         if self._process is None:
             self._start()
         try:
-            self._conn.send((kind, payload))
-            status, value = self._conn.recv()
+            status, value = self._exchange(kind, payload, descriptors or [])
         except (EOFError, BrokenPipeError, ConnectionResetError):
             status, value = "lost", f"the trusted worker died (exit code {self._wait(10)})"
+        finally:
+            close_all(descriptors or [])
         if status == "lost":
             self._discard()
             if kind == "hello":
@@ -63,6 +68,14 @@ class TrustedWorker:
                     raise kind_of_error(value.removeprefix(f"{kind_of_error.__name__}: "))
             raise RuntimeError(f"trusted worker failed on {kind!r}:\n{value}")
         return value
+
+    def _exchange(self, kind: str, payload: dict[str, Any], descriptors: list[int]) -> tuple[str, Any]:
+        self._conn.send((kind, {**payload, DESCRIPTORS: len(descriptors)} if descriptors else payload))
+        if descriptors:
+            with socket.socket(fileno=os.dup(self._conn.fileno())) as link:
+                sendfds(link, descriptors)
+        status, value = self._conn.recv()
+        return status, value
 
     def _wait(self, seconds: float) -> int | None:
         """The process's exit code once it ends within `seconds`, else None (still running)."""
@@ -79,9 +92,13 @@ class TrustedWorker:
         self._conn.close()
         self._process = None
 
-    def check(self, task_dir: Path, job_dir: Path, cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Judge the saved outputs of completed cases; returns one result dict per case."""
-        return self.request("check", {"task_dir": str(task_dir), "job_dir": str(job_dir), "cases": cases})
+    def check(
+        self, task_dir: Path, job_dir: Path, cases: list[dict[str, Any]], descriptors: list[int] | None = None
+    ) -> list[dict[str, Any]]:
+        """Judge the saved outputs of completed cases, with the descriptors of their shared outputs in order;
+        returns one result dict per case."""
+        payload = {"task_dir": str(task_dir), "job_dir": str(job_dir), "cases": cases}
+        return self.request("check", payload, descriptors)
 
     def close(self) -> None:
         if self._process is None:

@@ -87,9 +87,11 @@ class Zygote:
         self._ready.set()
         self._forked.put(-1)
 
-    def fork(self, spec_file: Path, cwd: Path, env: dict[str, str], fds: tuple[int, int, int]) -> ForkedWorker:
-        """Fork a worker for the job `spec_file`; `fds`: the channel's write end, the command pipe's read end and
-        the output pipe's write end (the caller closes its copies)."""
+    def fork(
+        self, spec_file: Path, cwd: Path, env: dict[str, str], fds: tuple[int, int, int, int]
+    ) -> ForkedWorker:
+        """Fork a worker for the job `spec_file`; `fds`: the channel's write end, the command pipe's read end, the
+        output pipe's write end and the worker's end of the descriptor socket (the caller closes its copies)."""
         request = json.dumps({"spec": str(spec_file), "cwd": str(cwd), "env": env}).encode()
         with self._forking:
             if not self._ready.wait(_READY_S):

@@ -12,17 +12,19 @@ import contextlib
 import json
 import os
 import signal
+import socket
 import traceback
 import types
 from collections import OrderedDict
 from multiprocessing.connection import Connection
+from multiprocessing.reduction import recvfds
 from pathlib import Path
 from typing import Any
 
 from kbx.errors import KbxError, ReferenceFailed
 from kbx.evaluation.cases import workload_of
 from kbx.evaluation.confinement.libc import set_undumpable
-from kbx.evaluation.protocol import TRUSTED_REQUESTS
+from kbx.evaluation.protocol import DESCRIPTORS, TRUSTED_REQUESTS
 from kbx.tasks.spec import Workload
 
 _CACHE_BYTES = 4 << 30
@@ -59,6 +61,9 @@ def serve(conn: Connection, device: str, gpu: str | None = None) -> None:
         if message is None:
             return
         kind, payload = message
+        if isinstance(payload, dict) and payload.get(DESCRIPTORS):
+            with socket.socket(fileno=os.dup(conn.fileno())) as link:
+                payload[DESCRIPTORS] = recvfds(link, int(payload[DESCRIPTORS]))
         if state is None:
             conn.send(("error", f"KbxError: {refusal}"))
             return
@@ -127,44 +132,71 @@ class _State:
 
         return {"device": self.device, "environment": fingerprint(self.device)}
 
-    def check(self, task_dir: str, job_dir: str, cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        import torch
+    def check(
+        self, task_dir: str, job_dir: str, cases: list[dict[str, Any]], descriptors: list[int] | None = None
+    ) -> list[dict[str, Any]]:
+        """Judge each case's saved outputs; `descriptors`: the CUDA descriptors of their shared outputs, in order
+        (each case takes as many as its file has `shared` markers; every one is closed here)."""
+        waiting = list(descriptors or [])
+        try:
+            return [self._check_case(Path(task_dir), Path(job_dir), case, waiting) for case in cases]
+        finally:
+            for fd in waiting:
+                os.close(fd)
+            self._free_cached()
 
-        from kbx.evaluation.outputs import malformed_case_file, unpack_output
+    def _check_case(self, task_dir: Path, job_dir: Path, case: dict[str, Any], waiting: list[int]) -> dict[str, Any]:
+        """One case's result: its comparisons, or the reason its outputs could not be read."""
         from kbx.evaluation.trusted.compare import TASK_CHECKED, judge, second_opinion, wants_second_opinion
 
-        code = self._task_code(Path(task_dir))
+        code = self._task_code(task_dir)
         task = code.task
-        results = []
-        for case in cases:
-            workload = workload_of(task, case)
-            try:
-                # mmap: the tensors' bytes go from the page cache straight to the device, with no copy in between
-                saved = torch.load(
-                    Path(job_dir) / case["file"], map_location=self.device, weights_only=True, mmap=True
-                )
-            except Exception as exc:  # the file is the candidate process's: unreadable means it tampered
-                results.append({"index": case["index"], "error": f"{type(exc).__name__}: {str(exc)[:300]}"})
-                continue
-            problem = malformed_case_file(saved)
-            if problem:
-                results.append({"index": case["index"], "error": problem})
-                continue
-            expected = self._reference(code, case, workload)
-            outputs = [unpack_output(item) for item in saved["outputs"]]
-            inputs = self._inputs(code, case, workload) if task.contract.kind in TASK_CHECKED else None
-            comparisons = judge(outputs, expected, inputs, code, task.contract, case["dtype"], workload)
-            if wants_second_opinion(comparisons, task.contract):
-                gold = self._gold(code, case, workload)
-                if gold is not None:
-                    # The second opinion can only rescue a verdict, never break the worker.
-                    with contextlib.suppress(Exception):
-                        comparisons = second_opinion(
-                            outputs, expected, gold, task.contract, case["dtype"], workload) or comparisons
-            comparisons = self._against_twin(case, outputs, comparisons)
-            results.append({"index": case["index"], "comparisons": [c.to_json() for c in comparisons]})
-        self._free_cached()
-        return results
+        workload = workload_of(task, case)
+        outputs = self._saved_outputs(job_dir / case["file"], waiting)
+        if isinstance(outputs, str):  # the file and descriptors are the candidate process's: unreadable means tampered
+            return {"index": case["index"], "error": outputs}
+        expected = self._reference(code, case, workload)
+        inputs = self._inputs(code, case, workload) if task.contract.kind in TASK_CHECKED else None
+        comparisons = judge(outputs, expected, inputs, code, task.contract, case["dtype"], workload)
+        if wants_second_opinion(comparisons, task.contract):
+            gold = self._gold(code, case, workload)
+            if gold is not None:
+                # The second opinion can only rescue a verdict, never break the worker.
+                with contextlib.suppress(Exception):
+                    comparisons = second_opinion(
+                        outputs, expected, gold, task.contract, case["dtype"], workload) or comparisons
+        comparisons = self._against_twin(case, outputs, comparisons)
+        return {"index": case["index"], "comparisons": [c.to_json() for c in comparisons]}
+
+    def _saved_outputs(self, path: Path, waiting: list[int]) -> list[Any] | str:
+        """The outputs a candidate worker saved in `path`, its shared ones copied out of the next descriptors of
+        `waiting` (taken from it); or why they cannot be read."""
+        import torch
+
+        from kbx.evaluation.cuda_share import CudaShareError, SharedBlock, import_copy
+        from kbx.evaluation.outputs import malformed_case_file, shared_count, unpack_output
+
+        try:
+            # mmap: the tensors' bytes go from the page cache straight to the device, with no copy in between
+            saved = torch.load(path, map_location=self.device, weights_only=True, mmap=True)
+        except Exception as exc:
+            return f"{type(exc).__name__}: {str(exc)[:300]}"
+        problem = malformed_case_file(saved)
+        if problem:
+            return problem
+        wanted = shared_count(saved)
+        if wanted > len(waiting) or (wanted and self.device != "cuda"):
+            return f"the file names {wanted} shared output(s), and {len(waiting)} descriptor(s) came with it"
+        mine = waiting[:wanted]
+        del waiting[:wanted]
+        try:
+            return [unpack_output(item, lambda block: import_copy(mine.pop(0), SharedBlock.from_json(block)))
+                    for item in saved["outputs"]]
+        except CudaShareError as exc:
+            return f"a shared output could not be read: {exc}"
+        finally:
+            for fd in mine:
+                os.close(fd)
 
     def peaks(self) -> dict[str, Any]:
         """The device's measured peaks (cached on disk per device fingerprint)."""

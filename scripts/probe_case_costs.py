@@ -1,0 +1,88 @@
+"""Where a correctness evaluation's time goes, case by case, as the orchestrator sees it (exploratory).
+
+    PYTHONPATH=src python3 scripts/probe_case_costs.py --device cuda --tasks relu softmax [--rounds 2]
+
+For every case: inputs (command sent -> `case_start`: the candidate worker making its inputs), call (`case_start` ->
+`case_done`: the call, the torch-work recorder, the launch trace, saving the outputs), judge (`case_done` -> the
+reply: the trusted worker loading, computing or reusing the reference, comparing). Summed by workload role.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import time
+
+from kbx.candidates.source import Candidate
+from kbx.evaluation.orchestrator import conversation as conv
+from kbx.evaluation.orchestrator.pipeline import Evaluator
+from kbx.evaluation.orchestrator.sandbox import Limits
+from kbx.tasks.registry import load_suite, select
+
+LOG: list[tuple[float, str, int | None]] = []
+
+
+def patch() -> None:
+    original = conv.Conversation.on_event
+
+    def on_event(self, event):  # type: ignore[no-untyped-def]
+        LOG.append((time.monotonic(), event.name, getattr(event, "index", None)))
+        reply = original(self, event)
+        LOG.append((time.monotonic(), "reply", self._asked))
+        return reply
+
+    conv.Conversation.on_event = on_event
+
+
+def summarise(cases: list, log: list) -> dict[str, list[float]]:
+    """Seconds by (role, step) over one evaluation's log."""
+    by_role: dict[str, list[float]] = collections.defaultdict(lambda: [0.0, 0.0, 0.0, 0])
+    sent_at, started_at, done_at, current = None, None, None, None
+    for at, name, index in log:
+        if name == "reply" and index is not None:
+            if done_at is not None and current is not None:
+                by_role[current.role][2] += at - done_at
+            sent_at, done_at = at, None
+        elif name == "case_start":
+            current = cases[index] if index is not None and index < len(cases) else None
+            started_at = at
+            if current is not None and sent_at is not None:
+                by_role[current.role][0] += at - sent_at
+        elif name == "case_done" and started_at is not None:
+            done_at = at
+            if current is not None:
+                by_role[current.role][1] += at - started_at
+                by_role[current.role][3] += 1
+    return by_role
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--tasks", nargs="+", default=["relu", "softmax"])
+    parser.add_argument("--rounds", type=int, default=2)
+    args = parser.parse_args()
+    patch()
+    from kbx.evaluation.cases import plan_cases, reproducibility_cases
+    from kbx.evaluation.orchestrator.conversation import refill_case
+
+    with Evaluator(args.device, Limits(timeout_s=900), timing=None) as evaluator:
+        for round_ in range(args.rounds):
+            for task in select(load_suite(), args.tasks):
+                candidate = Candidate("solution", task.name, (task.path / "solution.py").read_text())
+                LOG.clear()
+                began = time.monotonic()
+                evaluation = evaluator.evaluate(task, candidate, part="all")
+                total = time.monotonic() - began
+                cases = plan_cases(task, evaluator.device, evaluator.secret_seed)
+                cases += reproducibility_cases(task, cases, evaluator.secret_seed)
+                extra = refill_case(task, cases, evaluator.secret_seed)
+                cases += [extra] if extra else []
+                phases = " ".join(f"{k}={v:.2f}" for k, v in evaluation.phases.items())
+                print(f"round {round_} {task.name}: {evaluation.status.value} {total:.2f} s  [{phases}]")
+                for role, (inputs, call, judge, n) in summarise(cases, LOG).items():
+                    print(f"    {role:6} cases {n:3d}  inputs {inputs:7.2f}  call+save {call:7.2f}  judge {judge:7.2f}")
+
+
+if __name__ == "__main__":
+    main()
