@@ -80,6 +80,8 @@ def main() -> None:
                 cases += [extra] if extra else []
                 phases = " ".join(f"{k}={v:.2f}" for k, v in evaluation.phases.items())
                 print(f"round {round_} {task.name}: {evaluation.status.value} {total:.2f} s  [{phases}]")
+                if evaluation.status.value != "PASSED":
+                    print("   ", evaluation.message[:600], "|", (evaluation.worker_output or "")[-600:])
                 for role, (inputs, call, judge, n) in summarise(cases, LOG).items():
                     print(f"    {role:6} cases {n:3d}  inputs {inputs:7.2f}  call+save {call:7.2f}  judge {judge:7.2f}")
 

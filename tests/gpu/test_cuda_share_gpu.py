@@ -78,6 +78,7 @@ def _relu(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
 
 
 def relu(input):
+    input = input.contiguous()
     out = torch.empty_like(input)
     n = input.numel()
     _relu[(triton.cdiv(n, 1024),)](input, out, n, BLOCK=1024)
@@ -113,6 +114,7 @@ def _relu(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
 
 
 def relu(input):
+    input = input.contiguous()
     out = torch.empty_like(input)
     n = input.numel()
     _relu[lambda meta: (triton.cdiv(n, meta["BLOCK"]),)](input, out, n)

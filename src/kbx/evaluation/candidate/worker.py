@@ -179,6 +179,7 @@ def _import_what_the_session_uses() -> None:
     import kbx.evaluation.candidate.launch_trace
     import kbx.evaluation.candidate.tuning
     import kbx.evaluation.cases
+    import kbx.evaluation.cuda_share
     import kbx.evaluation.outputs
     import kbx.timing.measure  # noqa: F401
 
