@@ -38,7 +38,7 @@ for name in "$@"; do
     unit) step unit 120 python3 -m pytest -q -p no:cacheprovider tests/gpu/test_launch_trace_gpu.py \
             tests/evaluation/candidate/test_launch_trace.py ;;
     # shellcheck disable=SC2086
-    suite) step suite 540 python3 -m kbx.cli run --method reference --device cuda --no-timing --jobs ${JOBS:-2} \
+    suite) step suite ${SUITE_LIMIT:-540} python3 -m kbx.cli run --method reference --device cuda --no-timing --jobs ${JOBS:-2} \
              --no-cache --timeout 900 --out /tmp/kbx-gpu/suite ${SUITE_TASKS:+--tasks $SUITE_TASKS}
            rows /tmp/kbx-gpu/suite/results.jsonl ;;
     exploits) step exploits 400 python3 -m pytest -q -p no:cacheprovider tests/gpu/test_exploits_gpu.py \
