@@ -39,17 +39,15 @@ def runs_show(args: argparse.Namespace) -> int:
     with Store(args.store or default_store_path()) as store:
         info = store.run(args.run)
         rows = store.rows(info.run_id)
-        generations = store.generations(info.run_id)
+        usage = store.usage(info.run_id)
     data = info.to_json()
     for key in ("run_id", "method", "model", "device", "git_sha", "harness", "finished", "secret_seed", "evaluations"):
         print(f"{key:12s} {data[key]}")
     env = info.environment
     print(f"{'environment':12s} {env.get('gpu') or env.get('triton_mode', '')} | torch {env.get('torch')} | "
           f"triton {env.get('triton')}")
-    if generations:
-        from kbx.generate.methods import totals
-
-        t = totals(generations)
+    if usage["model_calls"]:
+        t = usage
         cost = "unpriced" if t["cost_usd"] is None else f"${t['cost_usd']:.4f}"
         print(f"{'model calls':12s} {t['model_calls']}, {t['prompt_tokens']} prompt + {t['completion_tokens']} "
               f"completion tokens, {cost}")

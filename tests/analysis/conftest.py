@@ -7,6 +7,8 @@ Tasks: relu, gelu (Activation), sum (Reduce), matmul (MatrixMultiply).
 - sample:model-c (3 samples a task, CPU, untimed): relu 2/3 correct, gelu 0/3, sum 3/3, matmul 1/3.
 - refine:model-d (iterations 0-2, one chain a task): relu fail/pass/pass (rescued), gelu pass x3 (persistent),
   sum pass/fail (a regression), matmul fail x3.
+Model calls: run-c and run-d store one generation per candidate (the prompt, earlier replies and feedback, the
+reply, tokens): run-d's are priced at $0.001 each (11 calls), one of run-c's is unpriced.
 """
 
 from __future__ import annotations
@@ -57,7 +59,26 @@ def _run(store: Store, run_id: str, method: str, model: str, rows: list[dict[str
     for r in rows:
         store.add_evaluation(run_id, r, f"# kernel for {r['task']}\ndef {r['task']}(x):\n    return x\n",
                              f"key-{run_id}-{r['candidate']}")
+        if method in ("sample", "refine"):
+            priced = run_id != "run-c" or r["candidate"] != "sum-c2.py"
+            store.add_generation(run_id, generation(r, model, priced))
     store.end_run(run_id, 1.0)
+
+
+def generation(r: dict[str, Any], model: str, priced: bool = True) -> dict[str, Any]:
+    """The stored model call that produced row `r`'s candidate: the task's prompt, then each earlier reply and the
+    feedback on it."""
+    iteration = r["provenance"].get("iteration", 0)
+    messages = [{"role": "user", "content": f"PROMPT: write a Triton kernel for {r['task']}"}]
+    for i in range(iteration):
+        messages += [{"role": "assistant", "content": f"reply {i} for {r['task']}"},
+                     {"role": "user", "content": f"FEEDBACK {i}: your kernel for {r['task']} was judged"}]
+    return {"task": r["task"], "sample": r["provenance"].get("sample", 0), "iteration": iteration,
+            "candidate": r["candidate"], "candidate_hash": r["candidate_hash"], "parent_hash": None,
+            "provider": "test", "model": model, "messages": messages, "reply": f"reply {iteration} for {r['task']}",
+            "finish_reason": "stop", "usage": {"prompt_tokens": 100 * (iteration + 1), "completion_tokens": 50,
+                                               "cost_usd": 0.001 if priced else None},
+            "attempts": 1, "latency_s": 0.5, "raw": {}}
 
 
 def build_store(path: Path) -> Path:

@@ -121,3 +121,42 @@ def test_a_run_with_no_evaluations_reports_zero_rates_without_intervals(store_pa
 def test_a_run_named_twice_is_a_user_error(store_path):
     with Store(store_path) as store, pytest.raises(KbxError, match="named twice: run-b"):
         build_report(store, ["run-b", "run-b"])
+
+
+def test_the_model_usage_table_counts_tokens_and_prices_only_fully_priced_runs(store_path):
+    with Store(store_path) as store:
+        report = build_report(store, ["run-c", "run-d", "run-b"], resamples=20)
+    # chains of 3, 3, 2 and 3 calls; the call at iteration i sends 100 * (i + 1) prompt tokens
+    assert report.usage["refine:model-d"] == {"model_calls": 11, "prompt_tokens": 3 * 600 + 300,
+                                              "completion_tokens": 550, "cost_usd": 0.011}
+    assert report.usage["sample:model-c"]["cost_usd"] is None and "oneshot:model-b" not in report.usage
+    html = render_html(report)
+    usage = html.split('id="model-usage"')[1].split("</section>")[0]
+    assert "$0.0110" in usage and "unpriced" in usage and "$0.0037" in usage  # 3 tasks solved by run-d's chains
+
+
+def test_the_pass_at_k_curve_is_drawn_for_sampled_runs_only(store_path):
+    with Store(store_path) as store:
+        report = build_report(store, ["run-c", "run-b"], resamples=20)
+    (sampled,) = [h for h in report.headlines if h.label == "sample:model-c"]
+    assert [k for k, _ in sampled.pass_curve] == [1.0, 2.0, 3.0]
+    assert sampled.pass_curve[-1][1] == 0.75  # relu, sum, matmul solved within 3 samples; gelu never
+    section = render_html(report).split('id="pass@k"')[1].split("</section>")[0]
+    assert section.count('class="series"') == 1
+
+
+def test_a_transcript_shows_the_prompt_and_every_feedback_sent(store_path):
+    with Store(store_path) as store:
+        report = build_report(store, ["run-d"], resamples=20)
+    panel = render_html(report).split('id="task-relu"')[1].split("</details>\n")[0]
+    assert "PROMPT: write a Triton kernel for relu" in panel
+    assert "FEEDBACK 0: your kernel for relu" in panel and "FEEDBACK 1: your kernel for relu" in panel
+
+
+def test_every_table_of_the_report_scrolls_inside_the_page(store_path):
+    with Store(store_path) as store:
+        html = render_html(build_report(store, ["run-a-h100", "run-b", "run-c", "run-d"], resamples=20))
+    tables = html.count("<table")
+    boxed = html.count('<div class="wide"><table') + sum(html.count(f'<table class="{kind}"')
+                                                          for kind in ("overview", "mismatch", "timings"))
+    assert tables == boxed + html.count('<table class="facts"')

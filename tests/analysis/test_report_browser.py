@@ -74,3 +74,41 @@ def test_a_click_on_a_task_in_the_overview_opens_its_panel(page):
     page.evaluate("new Promise(r => setTimeout(r, 100))")
     assert page.evaluate("document.querySelector('details.task.focus').dataset.task") == "gelu"
     assert page.evaluate("document.querySelector('#task-gelu').open") is True
+
+
+LONG_MODEL = "anthropic/claude-opus-4-20250514-extended-thinking-budget-32768"
+
+
+@pytest.fixture()
+def wide_page(store_path, tmp_path):
+    """The report of every run plus one whose model name is long, at a laptop's width."""
+    from .conftest import generation, row
+
+    with Store(store_path) as store:
+        store.begin_run("run-with-a-long-model-name", method="refine", model=LONG_MODEL, device="cuda",
+                        git_sha="0123456789abcdef0123456789abcdef01234567", harness="0.1.0+t", config={},
+                        environment={"torch": "2.11.0+cu130", "triton": "3.6.0", "cuda": "13.0"}, secret_seed=7)
+        r = row("relu", "PASSED", code="long", eager=1.5, gpu="NVIDIA H200", sample=0, iteration=0)
+        store.add_evaluation("run-with-a-long-model-name", r, "def relu(x):\n    return x\n", "key-long")
+        store.add_generation("run-with-a-long-model-name", generation(r, LONG_MODEL))
+        store.end_run("run-with-a-long-model-name", 1.0)
+        html = write_html(build_report(store, [*RUNS, "run-with-a-long-model-name"], resamples=50),
+                          tmp_path / "wide.html")
+    with Browser(CHROMIUM, tmp_path / "profile", size=(1024, 900)) as browser:
+        browser.open(html.as_uri())
+        yield browser
+
+
+def test_nothing_spills_past_the_page_and_no_chart_label_is_cut(wide_page, tmp_path):
+    assert wide_page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    cut = wide_page.evaluate("""[...document.querySelectorAll('svg.chart')].flatMap(svg => {
+        const box = svg.getBoundingClientRect();
+        return [...svg.querySelectorAll('text')].filter(t => {
+            const r = t.getBoundingClientRect();
+            return r.width > 0 && (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1
+                                   || r.bottom > box.bottom + 1);
+        }).map(t => svg.getAttribute('aria-label') + ': ' + t.textContent);
+    })""")
+    assert cut == []
+    wide_page.evaluate("document.querySelector('#categories').scrollIntoView()")
+    print(f"screenshot: {wide_page.screenshot(tmp_path / 'report-wide.png')}")

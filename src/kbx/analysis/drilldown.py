@@ -8,7 +8,7 @@ from html import escape
 from typing import Any
 
 from kbx.analysis.data import Record
-from kbx.analysis.report import Report
+from kbx.analysis.report import Conversation, Report
 
 TRANSCRIPT_KEYS = ("transcript", "messages", "prompt", "response")
 """Provenance fields shown as the conversation that produced a candidate, when present."""
@@ -44,7 +44,8 @@ def task_panels(report: Report) -> str:
         badges = "".join(_badge(o.status, title=label) for label, outcomes in report.outcomes.items()
                          for o in outcomes if o.task == task)
         records = sorted(by_task.get(task, []), key=lambda r: (labels[r.run_id], r.sample, r.iteration or 0))
-        body = "".join(_candidate(r, labels[r.run_id], report.code.get(r.candidate_hash)) for r in records)
+        body = "".join(_candidate(r, labels[r.run_id], report.code.get(r.candidate_hash),
+                                  report.conversations.get((r.run_id, r.candidate))) for r in records)
         missing = [label for run_id, label in labels.items() if not any(r.run_id == run_id for r in records)]
         if missing:
             body += f'<p class="absent">not evaluated by: {escape(", ".join(missing))} (counted as failed)</p>'
@@ -54,7 +55,7 @@ def task_panels(report: Report) -> str:
     return "\n".join(panels)
 
 
-def _candidate(r: Record, label: str, code: str | None) -> str:
+def _candidate(r: Record, label: str, code: str | None, conversation: Conversation | None = None) -> str:
     where = f"sample {r.sample}" + (f", iteration {r.iteration}" if r.iteration is not None else "")
     facts = [("status", _badge(r.status)), ("message", escape(str(r.row.get("message") or ""))),
              ("speedup vs eager", _num(r.speedup_eager)), ("speedup vs compile", _num(r.speedup_compile)),
@@ -70,7 +71,7 @@ def _candidate(r: Record, label: str, code: str | None) -> str:
     if r.row.get("worker_output"):
         parts.append(_fold("candidate output", f"<pre>{escape(str(r.row['worker_output']))}</pre>"))
     parts.append(_fold("code", f'<pre class="code">{escape(code)}</pre>' if code else "<p>no source stored</p>"))
-    transcript = _transcript(r.row.get("provenance") or {})
+    transcript = _conversation(conversation) if conversation else _transcript(r.row.get("provenance") or {})
     if transcript:
         parts.append(_fold("transcript", transcript))
     return "".join(parts) + "</div>"
@@ -113,6 +114,15 @@ def _timings(performance: Mapping[str, Any] | None) -> str:
     note = f'<p class="note">medians of L2-flushed samples; {escape(how)}; lock wait ' \
            f'{_num(performance.get("lock_wait_s"))} s</p>' if settings else ""
     return _fold("timings", f'<table class="timings"><tr>{head}</tr>{"".join(rows)}</table>{note}')
+
+
+def _conversation(conversation: Conversation) -> str:
+    """Every message sent for the call (the task's prompt, then each earlier reply and the feedback on it), then
+    the reply the candidate was taken from."""
+    turns = [*((str(m.get("role", "?")), str(m.get("content", ""))) for m in conversation.messages),
+             ("reply", conversation.reply)]
+    return "".join(f'<div class="message {escape(role)}"><div class="role">{escape(role)}</div>'
+                   f"<pre>{escape(text)}</pre></div>" for role, text in turns)
 
 
 def _transcript(provenance: Mapping[str, Any]) -> str:

@@ -36,6 +36,8 @@ class Headline:
     fast_p_eager: tuple[tuple[float, float], ...]
     """(p, fast_p vs eager) over `metrics.FAST_P_SWEEP`; empty when the run was never timed (fast_1 is None too)."""
     fast_p_compile: tuple[tuple[float, float], ...]
+    pass_curve: tuple[tuple[float, float], ...] = ()
+    """(k, mean pass@k) for every k from 1 to the largest sample count of a task; empty when no task has two."""
 
 
 def headline(run: MethodRun, outcomes: Sequence[TaskOutcome], *, seed: int = 0, resamples: int = 1000) -> Headline:
@@ -64,6 +66,8 @@ def headline(run: MethodRun, outcomes: Sequence[TaskOutcome], *, seed: int = 0, 
         pass_at_k={k: ci.pop(f"pass@{k}") for k in ks},
         fast_p_eager=_curve(outcomes, "eager"),
         fast_p_compile=_curve(outcomes, "compile"),
+        pass_curve=() if most < 2 else tuple((float(k), value) for k in range(1, most + 1)
+                                             if (value := metrics.mean_pass_at_k(outcomes, k)) is not None),
         **ci,
     )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from kbx.analysis.categories import CategoryCell, category_table, unsolved
 from kbx.analysis.crosshw import CrossHardware, cross_hardware
@@ -16,6 +17,14 @@ from kbx.store.db import Store
 
 MIN_GLM_OBSERVATIONS = 10
 """Fewer (method, task) observations than this, or every model separated, and the GLM table is left out."""
+
+@dataclass(frozen=True)
+class Conversation:
+    """One stored model call: what was sent (the prompt, then earlier replies and their feedback) and the reply."""
+
+    messages: tuple[dict[str, str], ...]
+    reply: str
+
 
 @dataclass(frozen=True)
 class Report:
@@ -37,6 +46,11 @@ class Report:
     cross_hardware: tuple[CrossHardware, ...]
     code: dict[str, str]
     """Candidate hash -> source, for the drill-down."""
+    usage: dict[str, dict[str, Any]]
+    """Method label -> its model calls, prompt and completion tokens and cost (`Store.usage`), for runs that called
+    a model."""
+    conversations: dict[tuple[str, str], Conversation]
+    """(run id, candidate name) -> the messages sent for the call that produced the candidate, and its reply."""
     seed: int
     resamples: int
 
@@ -66,12 +80,17 @@ def build_report(
         note = "one method only: the method and category + method models say nothing beyond category"
     hashes = {r.candidate_hash for run in runs for r in run.records}
     code = {h: text for h in sorted(hashes) if (text := store.code(h)) is not None}
+    usage = {run.label: used for run in runs if (used := store.usage(run.info.run_id))["model_calls"]}
+    conversations = {
+        (run.info.run_id, g["candidate"]): Conversation(tuple(g["messages"]), str(g["reply"]))
+        for run in runs for g in store.generations(run.info.run_id)
+    }
     return Report(
         runs=tuple(runs), tasks=chosen, outcomes=outcomes,
         headlines=tuple(headline(run, outcomes[run.label], seed=seed, resamples=resamples) for run in runs),
         categories=category_table(outcomes, seed=seed, resamples=resamples),
         unsolved=tuple(unsolved(outcomes)), glm=glm, glm_note=note,
         trajectories={run.label: t for run in runs if (t := trajectories(run.records)) is not None},
-        cross_hardware=tuple(cross_hardware(r for run in runs for r in run.records)), code=code,
-        seed=seed, resamples=resamples,
+        cross_hardware=tuple(cross_hardware(r for run in runs for r in run.records)), code=code, usage=usage,
+        conversations=conversations, seed=seed, resamples=resamples,
     )

@@ -23,6 +23,10 @@ svg text{font-size:11px} svg text.title{font-size:13px;font-weight:600}
 details.task{border:1px solid #ddd;margin:4px 0;padding:4px 8px} details.task[open]{background:#fafafa}
 details.task.focus{outline:2px solid #1f77b4} .cat{color:#666;font-size:12px}
 .cand{border-top:1px solid #ddd;margin-top:8px;padding-top:4px} .facts th{text-align:left}
+.wide{overflow-x:auto;max-width:100%} td code{word-break:break-all}
+table.overview,table.mismatch,table.timings{display:block;overflow-x:auto;max-width:100%}
+.message{border-left:3px solid #ccc;margin:6px 0;padding-left:8px} .message.user{border-color:#1f77b4}
+.message.assistant,.message.reply{border-color:#2a7d2a} .role{font-size:11px;color:#666;text-transform:uppercase}
 pre{background:#f6f6f6;padding:8px;overflow:auto;max-height:420px;text-align:left}
 .note{color:#555} .absent{color:#888} .facts td{text-align:left} #filter{margin:8px 0;padding:4px;width:280px}
 """
@@ -63,7 +67,8 @@ def write_html(report: Report, path: Path) -> Path:
 def render_html(report: Report) -> str:
     """The whole page as a string."""
     sections = [
-        ("Runs", _runs(report)), ("Headline", _headline(report)), ("fast_p", _fast_p(report)),
+        ("Runs", _runs(report)), ("Model usage", _usage(report)), ("Headline", _headline(report)),
+        ("pass@k", _pass_curve(report)), ("fast_p", _fast_p(report)),
         ("Categories", _categories(report)), ("Speedups", _speedups(report)), ("Speed of light", _sol(report)),
         ("GLM of correctness", _glm(report)), ("Refinement trajectories", _trajectories(report)),
         ("Across GPUs", _cross(report)), ("Tasks", _tasks(report)),
@@ -79,9 +84,10 @@ def render_html(report: Report) -> str:
 
 
 def _table(header: list[str], rows: list[list[str]]) -> str:
+    """A table inside a box that scrolls sideways when the table is wider than the page."""
     head = "".join(f"<th>{escape(h)}</th>" for h in header)
-    return f"<table><tr>{head}</tr>" + "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>"
-                                              for r in rows) + "</table>"
+    return f'<div class="wide"><table><tr>{head}</tr>' + "".join(
+        "<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in rows) + "</table></div>"
 
 
 def _pct(value: float | None) -> str:
@@ -102,6 +108,33 @@ def _runs(report: Report) -> str:
                      str(i.evaluations), "yes" if i.ended_at else "no"])
     return _table(["label", "run", "method", "model", "device", "versions", "git", "harness", "evaluations",
                    "finished"], rows)
+
+
+def _usage(report: Report) -> str:
+    """Model calls, tokens and cost per method, and the cost of each task solved."""
+    if not report.usage:
+        return ""
+    solved = {label: sum(o.exe_ok for o in outcomes) for label, outcomes in report.outcomes.items()}
+    rows = []
+    for label, used in report.usage.items():
+        cost = used["cost_usd"]
+        per_task = "-" if cost is None or not solved.get(label) else f"${cost / solved[label]:.4f}"
+        rows.append([escape(label), str(used["model_calls"]), f"{used['prompt_tokens']:,}",
+                     f"{used['completion_tokens']:,}", "unpriced" if cost is None else f"${cost:.4f}", per_task])
+    return (_table(["method", "model calls", "prompt tokens", "completion tokens", "cost", "cost per task solved"],
+                   rows)
+            + '<p class="note">Costs come from the price table in <code>KBX_PRICES</code> (US dollars per million '
+              "tokens); a run with any unpriced call shows none.</p>")
+
+
+def _pass_curve(report: Report) -> str:
+    curves = {h.label: list(h.pass_curve) for h in report.headlines if h.pass_curve}
+    if not curves:
+        return ""
+    return ('<div class="charts">' + svg.line_chart(curves, title="pass@k", x_label="k (samples drawn per task)",
+                                                    y_label="mean pass@k", colors=_colors(report)) + "</div>"
+            + '<p class="note">The unbiased estimator over each task\'s samples (a refinement chain is one sample); a '
+              "task with fewer than k samples counts as 0 at that k.</p>")
 
 
 def _headline(report: Report) -> str:

@@ -12,7 +12,12 @@ _W, _H = 520, 300
 _LEFT, _RIGHT, _TOP, _BOTTOM = 56, 16, 30, 44
 
 
+CHAR_W = 7.0
+"""A generous width of one character of the charts' 11–13 px labels: margins are sized from it so no label is cut."""
+
+
 def _open(width: float, height: float, title: str) -> list[str]:
+    width = max(width, 16 + CHAR_W * len(title))
     return [f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="{width:.0f}" height="{height:.0f}" '
             f'viewBox="0 0 {width:.0f} {height:.0f}" role="img" aria-label="{escape(title)}"><title>{escape(title)}'
             f'</title><text x="8" y="16" class="title">{escape(title)}</text>']
@@ -70,15 +75,25 @@ def line_chart(series: Mapping[str, Sequence[tuple[float, float]]], *, title: st
     return "".join(out) + "</svg>"
 
 
+_COLUMN_CHARS = 48
+_SIN_30, _COS_30 = 0.5, 0.866
+
+
 def heatmap(rows: Sequence[str], columns: Sequence[str], values: Mapping[tuple[str, str], float | None], *,
             title: str, link: str = "") -> str:
-    """Cells shaded from white (0) to blue (1), each showing its value as a percentage."""
-    cell_w, cell_h, left, top = 110, 24, 150, 110
-    width, height = left + cell_w * len(columns) + 10, top + cell_h * len(rows) + 10
+    """Cells shaded from white (0) to blue (1), each showing its value as a percentage. Margins grow with the
+    labels: row labels right-aligned on the left, column labels slanted up and to the right above their cells."""
+    shown = [col if len(col) <= _COLUMN_CHARS else col[: _COLUMN_CHARS - 1] + "…" for col in columns]
+    longest = max((len(c) for c in shown), default=0)
+    cell_w, cell_h = 110, 24
+    left = max(150, 16 + CHAR_W * max((len(r) for r in rows), default=0))
+    top = max(110, 40 + CHAR_W * longest * _SIN_30)
+    overhang = CHAR_W * len(shown[-1]) * _COS_30 - cell_w / 2 if shown else 0
+    width, height = left + cell_w * len(columns) + max(10, overhang + 10), top + cell_h * len(rows) + 10
     out = _open(width, height, title)
-    for j, col in enumerate(columns):
+    for j, col in enumerate(shown):
         x = left + cell_w * j + cell_w / 2
-        out.append(f'<text x="{x}" y="{top - 6}" transform="rotate(-30 {x} {top - 6})">{escape(col[:28])}</text>')
+        out.append(f'<text x="{x}" y="{top - 6}" transform="rotate(-30 {x} {top - 6})">{escape(col)}</text>')
     for i, row in enumerate(rows):
         y = top + cell_h * i
         out.append(f'<text x="{left - 6}" y="{y + 16}" text-anchor="end">{escape(row)}</text>')

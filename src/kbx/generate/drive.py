@@ -11,7 +11,7 @@ from typing import Any, TextIO
 from kbx.candidates.source import Candidate
 from kbx.errors import KbxError
 from kbx.generate.http import HttpClient
-from kbx.generate.methods import Session, totals
+from kbx.generate.methods import Session
 from kbx.generate.metrics import pass_at_k_summary
 from kbx.generate.providers import Throttled, open_provider
 from kbx.generate.settings import GenerationSettings
@@ -45,7 +45,7 @@ def generating_run(
             "settings": settings.to_json(),
             "new_model_calls": provider.calls,
             "reused_generations": session.reused,
-            **totals(opened.generations(run_id)),
+            **opened.usage(run_id),
             **({"pass_at_k": pass_at_k_summary(opened.rows(run_id), settings.samples)} if method == "sample" else {}),
             "chains": [o.to_json() for o in outcomes],
         }

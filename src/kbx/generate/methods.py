@@ -245,15 +245,3 @@ class Session:
         how = "replayed" if reply.attempts == 0 else f"{reply.latency_s:.1f}s"
         retries = f", {reply.attempts} attempts" if reply.attempts > 1 else ""
         self.say(f"[model] {name:28s} {tokens}, {how}{retries}")
-
-
-def totals(generations: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Model calls, tokens and cost of a run's stored generations (cost None when any call was unpriced)."""
-    usages = [g["usage"] for g in generations]
-    costs = [u["cost_usd"] for u in usages]
-    return {
-        "model_calls": len(generations),
-        "prompt_tokens": sum(u["prompt_tokens"] or 0 for u in usages),
-        "completion_tokens": sum(u["completion_tokens"] or 0 for u in usages),
-        "cost_usd": None if not costs or None in costs else round(sum(costs), 6),
-    }

@@ -305,6 +305,15 @@ class Store:
             self.secret_seed(rid) if end is not None else None, count,
         )
 
+    def usage(self, run_id: str) -> dict[str, Any]:
+        """Model calls, tokens and cost of the run's stored generations; the cost is None when any call was unpriced
+        (or there were none)."""
+        calls, prompt, completion, cost, priced = self._db.execute(
+            "SELECT COUNT(*), COALESCE(SUM(prompt_tokens), 0), COALESCE(SUM(completion_tokens), 0), SUM(cost_usd), "
+            "COUNT(cost_usd) FROM generations WHERE run_id = ?", (run_id,)).fetchone()
+        return {"model_calls": calls, "prompt_tokens": prompt, "completion_tokens": completion,
+                "cost_usd": round(cost, 6) if calls and priced == calls else None}
+
     def generations(self, run_id: str) -> list[dict[str, Any]]:
         """The run's model calls in the order they were stored, as `add_generation` took them."""
         cursor = self._db.execute("SELECT * FROM generations WHERE run_id = ? ORDER BY id", (run_id,))
