@@ -58,8 +58,9 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.set_defaults(handler=_eval)
 
     run = commands.add_parser("run", help="run a method over the suite (default: the reference solutions)")
-    run.add_argument("--method", default="reference",
-                     help="reference (the suite's solutions, default), or oneshot, sample, refine with --model")
+    from kbx.methods import registry
+
+    run.add_argument("--method", default="reference", help=registry.described())
     run.add_argument("--resume", metavar="RUN", help="continue a stored run (id or unique prefix) where it stopped")
     _generation_options(run)
     _run_options(run)
@@ -138,11 +139,8 @@ def _generation(args: argparse.Namespace):  # noqa: ANN202 - GenerationSettings,
 
     if getattr(args, "model", None) is None:
         return None
-    iterations = args.iterations or (4 if args.method == "refine" else 1)
-    if args.method != "refine" and iterations != 1:
-        raise KbxError("--iterations is for --method refine")
-    return GenerationSettings(
-        model=args.model, samples=args.samples, iterations=iterations, temperature=args.temperature,
+    return GenerationSettings(  # the method fills in its defaults and refuses what it does not take (kbx.methods)
+        model=args.model, samples=args.samples, iterations=args.iterations, temperature=args.temperature,
         max_repairs=args.max_repairs, concurrency=args.concurrency, max_tokens=args.max_tokens,
         request_timeout_s=args.request_timeout,
     )

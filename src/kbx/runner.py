@@ -15,7 +15,6 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any, TextIO
 
 from kbx.candidates.ingest import ingest
@@ -103,41 +102,24 @@ class RunResult:
     resume after the task is mended evaluates them."""
 
 
-def reference_candidates(tasks: Sequence[Task]) -> list[tuple[Task, Candidate]]:
-    """The `reference` method: each task's own solution.py, the oracle row of every report."""
-    pairs = []
-    for task in tasks:
-        path = task.solution_file
-        code = path.read_text() if path.is_file() else None
-        provenance = MappingProxyType({"method": "reference", "path": str(path)})
-        problem = None if code is not None else f"{path} is missing"
-        pairs.append((task, Candidate(str(path), task.name, code, provenance=provenance, problem=problem)))
-    return pairs
-
-
-METHODS: dict[str, Callable[[Sequence[Task]], list[tuple[Task, Candidate]]]] = {"reference": reference_candidates}
-"""Candidate-producing methods by name; generation methods register here."""
-
-
 def run_method(method: str, options: RunOptions, progress: TextIO | None = sys.stderr) -> RunResult:
-    """Produce candidates with `method` for the selected tasks and evaluate them."""
-    from kbx.generate.methods import METHODS as GENERATING
+    """Produce candidates with the registered method `method` (`kbx.methods`) for the selected tasks and evaluate
+    them."""
+    from kbx.methods import get_method
 
-    if method not in METHODS and method not in GENERATING:
-        raise KbxError(f"unknown method {method!r}; available: {', '.join([*METHODS, *GENERATING])}")
+    chosen = get_method(method)
+    generation = chosen.settings(options.generation)
     suite = load_suite(options.suite)
     tasks = _selected(suite, options)
     if not tasks:
         raise KbxError("no task matches the selection")
-    if method in METHODS:
-        return _run(METHODS[method](tasks), [], {"method": method}, options, progress)
+    if generation is None:
+        return _run(chosen.candidates(tasks), [], {"method": method}, options, progress)
     from kbx.generate.drive import generating_run
 
-    if options.generation is None:
-        raise KbxError(f"--method {method} needs --model KIND:MODEL")
-    drive, names, planned = generating_run(method, options.generation, tasks, suite, options.store, progress)
-    return _run([], [], {"method": method}, replace(options, model=options.generation.model), progress,
-                Generating(drive, names, planned))
+    drive, names, planned = generating_run(chosen, generation, tasks, suite, options.store, progress)
+    return _run([], [], {"method": method}, replace(options, model=generation.model, generation=generation),
+                progress, Generating(drive, names, planned))
 
 
 def resume_run(run_id: str, options: RunOptions, progress: TextIO | None = sys.stderr) -> RunResult:

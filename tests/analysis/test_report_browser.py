@@ -6,6 +6,7 @@ Needs Debian's chromium (`apt-get install -y chromium`, done by `make setup-brow
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -99,16 +100,31 @@ def wide_page(store_path, tmp_path):
         yield browser
 
 
+CUT_LABELS = """[...document.querySelectorAll('svg.chart')].flatMap(svg => {
+    const box = svg.getBoundingClientRect();
+    return [...svg.querySelectorAll('text')].filter(t => {
+        const r = t.getBoundingClientRect();
+        return r.width > 0 && (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1
+                               || r.bottom > box.bottom + 1);
+    }).map(t => svg.getAttribute('aria-label') + ': ' + t.textContent);
+})"""
+"""Every text of a chart drawn outside its chart's box (cut off), as `title: text`."""
+
+
 def test_nothing_spills_past_the_page_and_no_chart_label_is_cut(wide_page, tmp_path):
     assert wide_page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
-    cut = wide_page.evaluate("""[...document.querySelectorAll('svg.chart')].flatMap(svg => {
-        const box = svg.getBoundingClientRect();
-        return [...svg.querySelectorAll('text')].filter(t => {
-            const r = t.getBoundingClientRect();
-            return r.width > 0 && (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1
-                                   || r.bottom > box.bottom + 1);
-        }).map(t => svg.getAttribute('aria-label') + ': ' + t.textContent);
-    })""")
-    assert cut == []
+    assert wide_page.evaluate(CUT_LABELS) == []
     wide_page.evaluate("document.querySelector('#categories').scrollIntoView()")
     print(f"screenshot: {wide_page.screenshot(tmp_path / 'report-wide.png')}")
+
+
+EXAMPLES = sorted((Path(__file__).parents[2] / "docs" / "reports").glob("*.html"))
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=[e.stem for e in EXAMPLES])
+def test_the_shipped_example_report_fits_the_page(example, tmp_path):
+    with Browser(CHROMIUM, tmp_path / "profile", size=(1024, 900)) as browser:
+        browser.open(example.as_uri())
+        assert browser.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        assert browser.evaluate(CUT_LABELS) == []
+        assert browser.evaluate("document.querySelectorAll('svg.chart').length") >= 2

@@ -89,5 +89,5 @@ def test_a_reply_with_two_blocks_is_told_so():
 
 
 def test_candidate_names():
-    assert candidate_name("sample", "relu", 3, 0) == "relu#s3"
-    assert candidate_name("refine", "relu", 0, 2) == "relu#s0.i2"
+    assert candidate_name(False, "relu", 3, 0) == "relu#s3"
+    assert candidate_name(True, "relu", 0, 2) == "relu#s0.i2"

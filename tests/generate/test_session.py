@@ -11,6 +11,7 @@ from kbx.generate.http import ProviderError
 from kbx.generate.methods import Session
 from kbx.generate.providers import Reply, Request, Usage
 from kbx.generate.settings import GenerationSettings
+from kbx.methods import get_method
 from kbx.store.db import Store
 
 
@@ -40,7 +41,9 @@ def store(tmp_path):
 
 
 def _session(store, suite, provider, evaluate, method="refine", **settings):
-    return Session(method, GenerationSettings("fake:model", **settings), provider, evaluate, store, "r", suite, None)
+    chosen = get_method(method)
+    resolved = chosen.settings(GenerationSettings("fake:model", **settings))
+    return Session(chosen, resolved, provider, evaluate, store, "r", suite, None)
 
 
 def test_a_refused_request_ends_its_chain_only(store, suite):

@@ -6,28 +6,28 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from kbx.candidates.source import Candidate
-from kbx.errors import KbxError
 from kbx.generate.http import HttpClient
 from kbx.generate.methods import Session
-from kbx.generate.metrics import pass_at_k_summary
 from kbx.generate.providers import Throttled, open_provider
 from kbx.generate.settings import GenerationSettings
 from kbx.store.db import Store
 from kbx.tasks.spec import Task
 
+if TYPE_CHECKING:
+    from kbx.methods.registry import Method
+
 RunFunction = Callable[[Callable[[Task, Candidate], dict[str, Any]], Store, str, "str | None", int], dict[str, Any]]
 
 
 def generating_run(
-    method: str, settings: GenerationSettings, tasks: Sequence[Task], suite: Sequence[Task], store: Path | None,
+    method: Method, settings: GenerationSettings, tasks: Sequence[Task], suite: Sequence[Task], store: Path | None,
     progress: TextIO | None = sys.stderr,
 ) -> tuple[RunFunction, tuple[str, ...], int]:
-    """(the function the runner calls with its evaluate callable, the task names, the evaluations planned at most)."""
-    if method == "oneshot" and settings.samples != 1:
-        raise KbxError("oneshot asks once per task; use --method sample for --samples > 1")
+    """(the function the runner calls with its evaluate callable, the task names, the evaluations planned at most).
+    `settings` are the method's own (`Method.settings`: defaults filled in)."""
     client = HttpClient(timeout_s=settings.request_timeout_s)
     provider = Throttled(open_provider(settings.model, client, store), settings.concurrency)
     by_name = {t.name: t for t in suite}
@@ -46,9 +46,8 @@ def generating_run(
             "new_model_calls": provider.calls,
             "reused_generations": session.reused,
             **opened.usage(run_id),
-            **({"pass_at_k": pass_at_k_summary(opened.rows(run_id), settings.samples)} if method == "sample" else {}),
+            **method.run_summary(opened.rows(run_id), settings),
             "chains": [o.to_json() for o in outcomes],
         }
 
-    steps = settings.iterations if method == "refine" else 1
-    return run, tuple(t.name for t in tasks), len(tasks) * settings.samples * steps
+    return run, tuple(t.name for t in tasks), len(tasks) * settings.samples * method.steps(settings)

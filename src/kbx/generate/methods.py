@@ -17,7 +17,7 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kbx.candidates.extract import extract_code
 from kbx.candidates.source import Candidate
@@ -30,12 +30,12 @@ from kbx.generate.settings import GenerationSettings
 from kbx.store.db import Store
 from kbx.tasks.spec import Task
 
+if TYPE_CHECKING:
+    from kbx.methods.registry import Method
+
 Row = Mapping[str, Any]
 Evaluate = Callable[[Task, Candidate], Row]
 """Evaluates one candidate (or serves it from the store's cache), stores it, and returns its stored row."""
-
-METHODS = ("oneshot", "sample", "refine")
-"""The generating methods, by `--method` name."""
 
 CHAIN_ENDING = frozenset({400, 413, 422})
 """HTTP statuses that end one chain rather than the run: the request itself was refused (a conversation grown
@@ -78,9 +78,9 @@ class Generation:
         }
 
 
-def candidate_name(method: str, task: str, sample: int, iteration: int) -> str:
-    """`relu#s3` for a sample, `relu#s0.i2` for a refine iteration."""
-    return f"{task}#s{sample}" + (f".i{iteration}" if method == "refine" else "")
+def candidate_name(iterates: bool, task: str, sample: int, iteration: int) -> str:
+    """`relu#s3` for a sample, `relu#s0.i2` for an iteration of a method that iterates (refine)."""
+    return f"{task}#s{sample}" + (f".i{iteration}" if iterates else "")
 
 
 def reply_candidate(reply: str, task: Task, name: str, provenance: Mapping[str, Any]) -> tuple[Candidate, int]:
@@ -123,7 +123,7 @@ class Outcome:
 class Session:
     """One generating run: a provider, an evaluate callable, and what the store already holds of the run."""
 
-    def __init__(self, method: str, settings: GenerationSettings, provider: Provider, evaluate: Evaluate,
+    def __init__(self, method: Method, settings: GenerationSettings, provider: Provider, evaluate: Evaluate,
                  store: Store, run_id: str, suite: Mapping[str, Task], target: str | None,
                  say: Callable[[str], None] = lambda line: None) -> None:
         self.method, self.settings, self.provider, self.evaluate = method, settings, provider, evaluate
@@ -178,7 +178,7 @@ class Session:
         best: Row | None = None
         parent: str | None = None
         failures = 0
-        limit = self.settings.iterations if self.method == "refine" else 1
+        limit = self.method.steps(self.settings)
         for iteration in range(limit):
             try:
                 reply, candidate, blocks, row = self.step(task, sample, iteration, messages, parent)
@@ -212,7 +212,7 @@ class Session:
         if self._stop.is_set():
             raise Stopped()
         key = Key(task.name, sample, iteration)
-        name = candidate_name(self.method, task.name, sample, iteration)
+        name = candidate_name(self.method.iterates, task.name, sample, iteration)
         stored = self.stored.get(key)
         if stored is not None:
             with self._lock:
@@ -222,7 +222,7 @@ class Session:
             request = Request(messages, key, self.settings.temperature, self.settings.max_tokens)
             answer = self.provider.complete(request)
             text, usage = answer.text, answer.usage
-        provenance = {"method": self.method, "model": self.provider.name, "sample": sample, "iteration": iteration,
+        provenance = {"method": self.method.name, "model": self.provider.name, "sample": sample, "iteration": iteration,
                       "parent": parent, "usage": usage.to_json(), "response": text}
         candidate, blocks = reply_candidate(text, task, name, provenance)
         if stored is None:

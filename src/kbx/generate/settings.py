@@ -14,8 +14,9 @@ class GenerationSettings:
     """`KIND:MODEL`, e.g. `openai:gpt-4.1`, `anthropic:claude-sonnet-4-5`, `replay:run:RUN`."""
     samples: int = 1
     """Independent samples (chains) per task."""
-    iterations: int = 1
-    """Model calls per chain: 1 for oneshot and sample; refine's cap on repair plus optimisation rounds."""
+    iterations: int | None = None
+    """Model calls per chain at most, for a method that iterates (refine: repair plus optimisation rounds); None
+    until the method fills in its default (`kbx.methods.Method.settings`); 1 for the others."""
     temperature: float | None = None
     """None: the provider's default."""
     max_repairs: int = 3
@@ -26,7 +27,7 @@ class GenerationSettings:
     request_timeout_s: float = 600.0
 
     def __post_init__(self) -> None:
-        if self.samples < 1 or self.iterations < 1 or self.concurrency < 1 or self.max_tokens < 1:
+        if self.samples < 1 or (self.iterations or 1) < 1 or self.concurrency < 1 or self.max_tokens < 1:
             raise KbxError("--samples, --iterations, --concurrency and --max-tokens must be >= 1")
         if self.max_repairs < 0 or self.request_timeout_s <= 0:
             raise KbxError("--max-repairs must be >= 0 and --request-timeout > 0")
