@@ -12,10 +12,9 @@ from kbx.errors import KbxError
 
 
 def runs_list(args: argparse.Namespace) -> int:
-    from kbx.store import default_store_path
     from kbx.store.db import Store
 
-    with Store(args.store or default_store_path()) as store:
+    with Store(args.store) as store:
         runs = store.runs()
     if args.json:
         print(json.dumps([r.to_json() for r in runs], indent=2))
@@ -27,16 +26,15 @@ def runs_list(args: argparse.Namespace) -> int:
         state = "finished" if r.ended_at is not None else "unfinished"
         model = r.model or "-"
         print(f"{r.run_id}  {when}  {r.method:10s} {model:20s} {r.device:5s} {r.evaluations:5d} evals  {state}")
-    print(f"{len(runs)} run(s) in {args.store or default_store_path()}")
+    print(f"{len(runs)} run(s) in {store.path}")
     return 0
 
 
 def runs_show(args: argparse.Namespace) -> int:
-    from kbx.store import default_store_path
     from kbx.store.db import Store
     from kbx.summary import summary_table
 
-    with Store(args.store or default_store_path()) as store:
+    with Store(args.store) as store:
         info = store.run(args.run)
         rows = store.rows(info.run_id)
         usage = store.usage(info.run_id)
@@ -57,11 +55,10 @@ def runs_show(args: argparse.Namespace) -> int:
 
 
 def export(args: argparse.Namespace) -> int:
-    from kbx.store import default_store_path
     from kbx.store.db import Store
     from kbx.store.export import export_run
 
-    with Store(args.store or default_store_path()) as store:
+    with Store(args.store) as store:
         info = store.run(args.run)
         out = args.out or Path(f"{info.run_id}.{args.format}")
         count = export_run(store, info.run_id, out, args.format)
@@ -72,14 +69,13 @@ def export(args: argparse.Namespace) -> int:
 def report_runs(args: argparse.Namespace) -> int:
     from kbx.analysis.report import build_report
     from kbx.analysis.tables import report_text
-    from kbx.store import default_store_path
     from kbx.store.db import Store
 
     if args.resamples < 1:
         raise KbxError("--resamples must be >= 1")
     if bool(args.runs) == args.all:
         raise KbxError("name the runs to report on, or give --all (not both)")
-    with Store(args.store or default_store_path()) as store:
+    with Store(args.store) as store:
         runs = args.runs or [r.run_id for r in store.runs()]
         if not runs:
             raise KbxError(f"no run in {store.path} yet")
@@ -103,10 +99,9 @@ def compare_runs(args: argparse.Namespace) -> int:
     from kbx.analysis.compare import compare
     from kbx.analysis.data import load_runs
     from kbx.analysis.tables import compare_text
-    from kbx.store import default_store_path
     from kbx.store.db import Store
 
-    with Store(args.store or default_store_path()) as store:
+    with Store(args.store) as store:
         a, b = load_runs(store, [args.run_a, args.run_b])
     print(compare_text(compare(a, b), a.label, b.label))
     return 0

@@ -27,7 +27,6 @@ from kbx.evaluation.result import Evaluation
 from kbx.generate.settings import GenerationSettings
 from kbx.run_writer import Writer, say
 from kbx.schedule import describe, environment, longest_first, open_evaluators, run_all
-from kbx.store import default_store_path
 from kbx.store.cache import harness_version
 from kbx.store.db import RunInfo, Store
 from kbx.tasks.registry import load_suite, select
@@ -124,7 +123,7 @@ def run_method(method: str, options: RunOptions, progress: TextIO | None = sys.s
 
 def resume_run(run_id: str, options: RunOptions, progress: TextIO | None = sys.stderr) -> RunResult:
     """Continue a stored run with the selection, method and sources it was started with."""
-    with Store(options.store or default_store_path()) as store:
+    with Store(options.store) as store:
         info = store.run(run_id)
     selection = info.config.get("selection", {})
     options = replace(
@@ -180,7 +179,7 @@ def _run(
         say(progress, f"skipped: {line}")
     start = time.monotonic()
     limits = Limits(timeout_s=options.timeout_s, confined=options.confined)
-    with Store(options.store or default_store_path()) as store:
+    with Store(options.store) as store:
         resumed = store.run(options.resume) if options.resume else None
         secret_seed = store.secret_seed(resumed.run_id) if resumed else options.secret_seed
         with _evaluators(options, limits, secret_seed) as evaluators:

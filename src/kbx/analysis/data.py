@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from kbx.errors import KbxError
+from kbx.ranking import rank
 from kbx.store.db import RunInfo, Store
 
 MISSING = "MISSING"
@@ -112,7 +113,7 @@ def task_outcomes(records: Iterable[Record], tasks: Mapping[str, str]) -> list[T
 def _outcome(task: str, category: str, records: Sequence[Record]) -> TaskOutcome:
     if not records:
         return TaskOutcome(task, category, MISSING, False, False, None, None, None, 0, 0)
-    best = max(records, key=lambda r: (r.exe_ok, r.call_ok, r.speedup_eager or 0.0))
+    best = max(records, key=lambda r: rank(r.row))
     solved: dict[int, bool] = {}
     for r in records:  # a refinement chain is one sample: correct if any of its iterations is
         solved[r.sample] = solved.get(r.sample, False) or r.exe_ok

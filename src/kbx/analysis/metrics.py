@@ -12,6 +12,7 @@ import math
 from collections.abc import Sequence
 
 from kbx.analysis.data import TaskOutcome
+from kbx.timing import stats
 
 SPEEDUP_FLOOR = 1e-3
 """Speedups below this count as this in geometric means, so one broken timing cannot drag the mean to zero."""
@@ -73,10 +74,9 @@ def geomean_speedup(outcomes: Sequence[TaskOutcome], baseline: str = "eager") ->
 
 
 def geometric_mean(values: Sequence[float], floor: float = SPEEDUP_FLOOR) -> float | None:
-    """Geometric mean of `values`, each raised to at least `floor`; None for no values."""
-    if not values:
-        return None
-    return math.exp(sum(math.log(max(v, floor)) for v in values) / len(values))
+    """Geometric mean of `values`, each raised to at least `floor` (`kbx.timing.stats.geometric_mean`); None for
+    no values."""
+    return stats.geometric_mean(values, floor=floor) if values else None
 
 
 def slower_than_eager(outcomes: Sequence[TaskOutcome]) -> float | None:

@@ -13,6 +13,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from kbx.tasks.work import tensor_bytes
+
 SET_BYTES_BUDGET = 12 << 30
 """Inputs of all rotated sets together stay under this; always at least two sets (DESIGN §6)."""
 MAX_SETS = 3
@@ -77,6 +79,4 @@ class InputSets:
 
 
 def _bytes(inputs: Mapping[str, Any]) -> int:
-    import torch
-
-    return sum(t.numel() * t.element_size() for t in inputs.values() if isinstance(t, torch.Tensor))
+    return tensor_bytes(*inputs.values())

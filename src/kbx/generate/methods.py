@@ -27,6 +27,7 @@ from kbx.generate.http import ProviderError
 from kbx.generate.prompts import task_prompt
 from kbx.generate.providers import Key, Message, Provider, Reply, Request, Usage
 from kbx.generate.settings import GenerationSettings
+from kbx.ranking import rank
 from kbx.store.db import Store
 from kbx.tasks.spec import Task
 
@@ -93,12 +94,10 @@ def reply_candidate(reply: str, task: Task, name: str, provenance: Mapping[str, 
 
 
 def better(best: Row | None, row: Row) -> Row | None:
-    """The better of two rows: correct beats incorrect, then faster (eager speedup) beats slower; ties keep `best`."""
+    """The better of two rows, among correct ones only (`kbx.ranking.rank`); ties keep `best`."""
     if row["status"] != "PASSED":
         return best
-    if best is None:
-        return row
-    return row if (row.get("speedup_eager") or 0.0) > (best.get("speedup_eager") or 0.0) else best
+    return row if best is None or rank(row) > rank(best) else best
 
 
 @dataclass(frozen=True)

@@ -213,10 +213,9 @@ ProviderFactory = Callable[[str, HttpClient, Path | None], Provider]
 
 def _replay(target: str, client: HttpClient, store: Path | None) -> Provider:
     if target.startswith("run:"):
-        from kbx.store import default_store_path
         from kbx.store.db import Store
 
-        with Store(store or default_store_path()) as opened:
+        with Store(store) as opened:
             run_id = opened.run(target[4:]).run_id
             records = {Key(g["task"], g["sample"], g["iteration"]): {**g, "response": g["reply"]}
                        for g in opened.generations(run_id)}

@@ -130,10 +130,12 @@ class Store:
     """One SQLite file. Safe to share between threads of one process: its transactions are serialised by a lock
     (one connection cannot hold two transactions at once, so two threads writing together would otherwise fail)."""
 
-    def __init__(self, path: Path) -> None:
-        """Open (or create) the store at `path`. Raises KbxError, in one line, where `path` is a directory, not a
-        SQLite database, or cannot be written."""
-        self.path = Path(path)
+    def __init__(self, path: Path | str | None = None) -> None:
+        """Open (or create) the store at `path` (None: `kbx.store.default_store_path()`). Raises KbxError, in one
+        line, where `path` is a directory, not a SQLite database, or cannot be written."""
+        from kbx.store import default_store_path
+
+        self.path = Path(path) if path is not None else default_store_path()
         if self.path.is_dir():
             raise KbxError(f"the store {self.path} is a directory; --store takes a database file")
         try:

@@ -38,8 +38,9 @@ def work_of(code: Any, inputs: dict[str, Any], outputs: Any) -> dict[str, int]:
 
 
 def tensor_bytes(*tensors: Any) -> int:
-    """Bytes of the tensors' elements, each counted whole (None counts nothing)."""
-    return sum(t.numel() * t.element_size() for t in tensors if t is not None)
+    """Bytes of the tensors' elements, each counted whole; anything that is not a tensor (None, a number) counts
+    nothing. The one byte count of kbx: tasks' `min_bytes`, the evaluation's memory budgets and thresholds."""
+    return sum(t.numel() * t.element_size() for t in tensors if hasattr(t, "element_size"))
 
 
 def band_elements(rows: int, cols: int, diagonal: int, *, lower: bool) -> int:

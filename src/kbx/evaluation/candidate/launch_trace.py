@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from kbx.evaluation.protocol import Launches
+from kbx.tasks.work import tensor_bytes
 
 OWN_LAUNCHERS = frozenset({"cuLaunchKernel", "cuLaunchKernelEx", "cuLaunchKernel_ptsz", "cuLaunchKernelEx_ptsz"})
 """The driver calls Triton's launcher makes. A kernel put on the GPU any other way (a graph launch, the runtime
@@ -146,8 +147,7 @@ def summarise(events: Iterable[Mapping[str, Any]], own_names: set[str], largest_
 
 def largest_bytes(inputs: Mapping[str, Any]) -> int:
     """Bytes of the largest tensor among a call's inputs (0 when none is a tensor)."""
-    sizes = [v.numel() * v.element_size() for v in inputs.values() if hasattr(v, "element_size")]
-    return max(sizes, default=0)
+    return max((tensor_bytes(v) for v in inputs.values()), default=0)
 
 
 def _collect_loaded_kernels(names: set[str]) -> None:

@@ -26,6 +26,7 @@ from kbx.evaluation.cases import workload_of
 from kbx.evaluation.confinement.libc import set_undumpable
 from kbx.evaluation.protocol import DESCRIPTORS, TRUSTED_REQUESTS
 from kbx.tasks.spec import Workload
+from kbx.tasks.work import tensor_bytes
 
 _CACHE_BYTES = 4 << 30
 _KEPT_OUTPUTS = 64
@@ -398,7 +399,6 @@ class _State:
                 torch.cuda.empty_cache()
 
     def _reference(self, code: Any, case: dict[str, Any], workload: Workload) -> list[Any]:
-        import torch
 
         from kbx.evaluation.outputs import output_items
 
@@ -409,12 +409,12 @@ class _State:
             return self._references[key]
         where = f"{case['workload']}/{case['dtype']}"
         outputs = output_items(self._eager_outputs(code, self._inputs(code, case, workload), where))
-        size = sum(t.numel() * t.element_size() for t in outputs if isinstance(t, torch.Tensor))
+        size = tensor_bytes(*outputs)
         self._references[key] = outputs
         self._cached_bytes += size
         while self._cached_bytes > _CACHE_BYTES and len(self._references) > 1:
             _, old = self._references.popitem(last=False)
-            self._cached_bytes -= sum(t.numel() * t.element_size() for t in old if isinstance(t, torch.Tensor))
+            self._cached_bytes -= tensor_bytes(*old)
         return outputs
 
 
