@@ -68,7 +68,7 @@ def export(args: argparse.Namespace) -> int:
 
 def report_runs(args: argparse.Namespace) -> int:
     from kbx.analysis.report import build_report
-    from kbx.analysis.tables import report_text
+    from kbx.report.tables import report_text
     from kbx.store.db import Store
 
     if args.resamples < 1:
@@ -81,7 +81,7 @@ def report_runs(args: argparse.Namespace) -> int:
             raise KbxError(f"no run in {store.path} yet")
         analysis = build_report(store, runs, tasks=args.tasks, seed=args.seed, resamples=args.resamples)
     if args.all or args.markdown:
-        from kbx.analysis.tables import leaderboard
+        from kbx.report.tables import leaderboard
 
         print(leaderboard(analysis, markdown=args.markdown))
         if args.markdown:
@@ -89,7 +89,7 @@ def report_runs(args: argparse.Namespace) -> int:
         print()
     print(report_text(analysis))
     if args.html:
-        from kbx.analysis.report_html import write_html
+        from kbx.report.html import write_html
 
         print(f"\nHTML report: {write_html(analysis, args.html)}")
     return 0
@@ -98,7 +98,7 @@ def report_runs(args: argparse.Namespace) -> int:
 def compare_runs(args: argparse.Namespace) -> int:
     from kbx.analysis.compare import compare
     from kbx.analysis.data import load_runs
-    from kbx.analysis.tables import compare_text
+    from kbx.report.tables import compare_text
     from kbx.store.db import Store
 
     with Store(args.store) as store:

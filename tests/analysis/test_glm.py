@@ -115,7 +115,7 @@ def test_when_every_kernel_is_correct_nothing_is_left_to_explain():
 def test_a_report_on_a_handful_of_tasks_prints_no_glm(tmp_path):
     """One method, three tasks: every model separates; a table of them would only look like a finding."""
     from kbx.analysis.report import build_report
-    from kbx.analysis.tables import glm_text
+    from kbx.report.tables import glm_text
     from kbx.store.db import Store
 
     with Store(tmp_path / "small.db") as store:

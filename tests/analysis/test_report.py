@@ -4,10 +4,10 @@ import sys
 import pytest
 
 from kbx.analysis.report import build_report
-from kbx.analysis.report_html import render_html
-from kbx.analysis.tables import report_text
 from kbx.cli import main
 from kbx.errors import KbxError
+from kbx.report.html import render_html
+from kbx.report.tables import report_text
 from kbx.store.db import Store
 
 RUNS = ["run-a-h100", "run-a-h200", "run-b", "run-c", "run-d"]

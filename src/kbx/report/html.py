@@ -6,9 +6,9 @@ import time
 from html import escape
 from pathlib import Path
 
-from kbx.analysis import svg
-from kbx.analysis.drilldown import overview, task_panels
 from kbx.analysis.report import Report
+from kbx.report import svg
+from kbx.report.drilldown import overview, task_panels
 
 _CSS = """
 body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1200px;padding:0 16px 64px;color:#222}

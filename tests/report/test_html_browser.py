@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from kbx.analysis.report import build_report
-from kbx.analysis.report_html import write_html
+from kbx.report.html import write_html
 from kbx.store.db import Store
 
 from .cdp import Browser
@@ -83,7 +83,7 @@ LONG_MODEL = "anthropic/claude-opus-4-20250514-extended-thinking-budget-32768"
 @pytest.fixture()
 def wide_page(store_path, tmp_path):
     """The report of every run plus one whose model name is long, at a laptop's width."""
-    from .conftest import generation, row
+    from tests.analysis.conftest import generation, row
 
     with Store(store_path) as store:
         store.begin_run("run-with-a-long-model-name", method="refine", model=LONG_MODEL, device="cuda",
