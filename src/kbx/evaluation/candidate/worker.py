@@ -12,8 +12,6 @@ Everything imported here must be importable with torch + triton + numpy + the st
 
 from __future__ import annotations
 
-import collections
-import contextlib
 import importlib.util
 import json
 import os
@@ -21,11 +19,11 @@ import resource
 import socket
 import sys
 import traceback
-import weakref
 from pathlib import Path
 from typing import Any
 
 from kbx.evaluation import protocol
+from kbx.evaluation.candidate.timing import Handover, Timer, refill, traced
 from kbx.evaluation.confinement.enter import ConfinementSpec, confine, split
 from kbx.evaluation.protocol import TIMED
 
@@ -98,7 +96,7 @@ def main(argv: list[str], fds: tuple[int, int, int] | None = None) -> int:
     except OSError as exc:  # the harness's failure, not the candidate's: the orchestrator stops the run
         channel.send(protocol.ConfinementFailed(f"could not confine itself: {type(exc).__name__}: {exc}"))
         return 0
-    timer = _Timer(device)  # binds the timing functions before any candidate code runs
+    timer = Timer(device)  # binds the timing functions before any candidate code runs
     recorder = TorchComputeRecorder()
     try:
         tracer = _launch_tracer(device, Path(spec["job_dir"]))
@@ -107,8 +105,8 @@ def main(argv: list[str], fds: tuple[int, int, int] | None = None) -> int:
         return 0
     tuning = _tuning(device)
     watched = [
-        outputs, _Channel, _Timer, _Session, _Handover, sys.modules[__name__], refresh.ValueRefresher,
-        TorchComputeRecorder,
+        outputs, _Channel, Timer, _Session, Handover, sys.modules[__name__], sys.modules[Timer.__module__],
+        refresh.ValueRefresher, TorchComputeRecorder,
     ]
     if tracer is not None:
         watched += [type(tracer), sys.modules[type(tracer).__module__]]
@@ -153,11 +151,6 @@ def _tuning(device: str) -> Any:
     return Tuning()
 
 
-def _traced(tracer: Any, inputs: dict[str, Any]) -> Any:
-    """The launch trace around one call, or nothing to do on the CPU."""
-    return contextlib.nullcontext() if tracer is None else tracer.tracing(inputs)
-
-
 def preload() -> None:
     """Import every module a worker imports, and the parts of torch a dispatch mode imports lazily, without
     initialising CUDA: the zygote calls this once, so the workers it forks start with all of it in place."""
@@ -184,38 +177,6 @@ def _import_what_the_session_uses() -> None:
     import kbx.timing.measure  # noqa: F401
 
 
-class _Handover:
-    """Saves a call's outputs for the trusted worker: small ones in the job's file, large GPU ones shared as CUDA
-    descriptors (`kbx.evaluation.cuda_share`) sent ahead of the report. Each shared copy lives until the next save or
-    the end of the worker: the orchestrator has the trusted worker copy it out before it answers the report."""
-
-    def __init__(self, channel: _Channel, device: str) -> None:
-        self.channel, self.device = channel, device
-        self._exports: list[Any] = []
-
-    def save(self, result: Any, path: Path) -> None:
-        import torch
-
-        from kbx.evaluation.outputs import pack_outputs
-
-        self.release()
-        share = self._share if self.device == "cuda" else None
-        torch.save({"outputs": pack_outputs(result, share)}, path)
-        self.channel.send_descriptors([export.fd for export in self._exports])
-
-    def _share(self, tensor: Any) -> dict[str, Any]:
-        from kbx.evaluation.cuda_share import Export
-
-        export = Export(tensor)
-        self._exports.append(export)
-        return export.block.to_json()
-
-    def release(self) -> None:
-        for export in self._exports:
-            export.close()
-        self._exports.clear()
-
-
 class _Session:
     """Runs the orchestrator's commands on the imported candidate: a correctness case, or a timed slot."""
 
@@ -229,11 +190,11 @@ class _Session:
         self.recorder, self.tracer, self.tuning = recorder, tracer, tuning
         self.make_inputs, self.device, self.job_dir = make_inputs, device, job_dir
         self.sets = InputSets(make_inputs, device)
-        self.handover = _Handover(channel, device)
+        self.handover = Handover(channel, device)
         self._kept: dict[str, Any] | None = None
         """The last case's inputs: a `refill` case writes new values into these same tensors."""
 
-    def run(self, command: dict[str, Any], timer: _Timer) -> bool:
+    def run(self, command: dict[str, Any], timer: Timer) -> bool:
         """Carry out one command; False when the worker must stop (a failure was reported)."""
         from kbx.evaluation.cases import workload_of
 
@@ -271,7 +232,7 @@ class _Session:
         self.channel.send(protocol.CaseStart(index))
         self.guards.before_call()
         try:
-            with self.recorder.recording(), _traced(self.tracer, inputs):
+            with self.recorder.recording(), traced(self.tracer, inputs):
                 result = self.entry(**inputs)
             if self.device == "cuda":
                 torch.cuda.synchronize()
@@ -291,90 +252,6 @@ class _Session:
         launches = None if self.tracer is None else self.tracer.last
         self.channel.send(protocol.CaseDone(index, path.name, tuple(mutated), tally, launches))
         return True
-
-
-def refill(target: dict[str, Any], fresh: dict[str, Any]) -> dict[str, Any]:
-    """Write the values of `fresh` into the tensors of `target` in place, keeping their memory and version
-    counters: a call on the result looks, by pointer, shape and version, exactly like the call before it."""
-    import torch
-
-    for name, value in fresh.items():
-        old = target.get(name)
-        if isinstance(value, torch.Tensor) and isinstance(old, torch.Tensor) and old.shape == value.shape:
-            try:
-                old.data.copy_(value)
-            except RuntimeError:  # elements sharing memory (an expanded input): it cannot be written in place
-                target[name] = value
-    return target
-
-
-class _Timer:
-    """Times the candidate on one slot of the performance stage (GPU only). In the round the orchestrator asks for
-    it (`recheck_seed`), it then calls the candidate once more on new values written into the same input tensors it
-    was just timed on (same pointers, shapes and version counters): a candidate that stops computing once timed, or
-    answers from a cache keyed on its inputs' identity, returns a wrong output there, which the trusted worker
-    judges. Every round, the guards check the timed calls (each launched a kernel; no output reused)."""
-
-    def __init__(self, device: str) -> None:
-        self.ready = device == "cuda"
-        if self.ready:
-            from kbx.timing.measure import CudaClock, L2Flusher
-            from kbx.timing.refresh import ValueRefresher
-
-            self._clock = CudaClock()
-            self._flusher = L2Flusher()
-            self._refresh = ValueRefresher("cuda")
-
-    def time_slot(
-        self, entry: Any, guards: Any, tracer: Any, sets: Any, workload: Any, command: dict[str, Any], job_dir: Path,
-        handover: _Handover,
-    ) -> dict[str, Any] | Any:
-        """The `timed` event's fields, or the RuntimeViolation the guards found."""
-        import torch
-
-        from kbx.timing.measure import time_call
-
-        if not self.ready:
-            raise RuntimeError("the performance stage needs a CUDA device")
-        inputs = sets.get(workload, command["dtype"], command["seeds"])
-        last: dict[str, Any] = {}
-        recent: collections.deque[Any] = collections.deque(maxlen=len(inputs) + 1)
-
-        def call(**kwargs: Any) -> None:
-            output = last["output"] = entry(**kwargs)
-            last["inputs"] = kwargs
-            recent.append(weakref.ref(output) if isinstance(output, torch.Tensor) else None)
-
-        self._refresh.keep_within(command.get("input_ranges", {}))
-        guards.before_call()
-        measurement = time_call(
-            call, inputs, clock=self._clock, flusher=self._flusher, refresh=self._refresh, **command["settings"]
-        )
-        torch.cuda.synchronize()
-        calls = measurement.warmup_calls + len(measurement.samples_ms)
-        slot = command["slot"]
-        report: dict[str, Any] = {"slot": slot}
-        if command.get("recheck_seed") is not None:
-            used = next(s for s in inputs if all(last["inputs"][k] is v for k, v in s.items()))
-            generator = torch.Generator(device="cuda").manual_seed(command["recheck_seed"])
-            fresh = refill(used, sets.make(workload, command["dtype"], generator))
-            sets.forget()  # the refilled set no longer holds its seed's values
-            del last["output"]
-            with _traced(tracer, fresh):  # after the measurement: tracing slows launches down
-                call(**fresh)
-            report["launches"] = None if tracer is None else tracer.last
-            calls += 1
-        earlier = [t for ref in list(recent)[:-1] if ref is not None and (t := ref()) is not None]
-        violation = guards.after_timing(calls, last["output"], last["inputs"], earlier)
-        if violation is not None:
-            return violation
-        if command.get("recheck_seed") is not None:
-            output_file = job_dir / f"timed_{slot}.pt"
-            handover.save(last["output"], output_file)
-            report["file"] = output_file.name
-        measurement_file = job_dir / f"timed_{slot}.json"
-        measurement_file.write_text(json.dumps(measurement.to_json()))
-        return {**report, "measurement": measurement_file.name}
 
 
 def _import_candidate(path: Path, name: str, entry_point: str) -> Any:
