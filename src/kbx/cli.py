@@ -9,6 +9,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from kbx import cli_stored as stored
 from kbx.errors import KbxError
@@ -37,7 +38,13 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kbx", description="Benchmark and evaluate LLM-written GPU kernels.")
     parser.add_argument("--version", action="version", version=f"kbx {_version()}")
     commands = parser.add_subparsers(title="commands")
+    _task_commands(commands)
+    _run_commands(commands)
+    stored.add_commands(commands)
+    return parser
 
+
+def _task_commands(commands: Any) -> None:
     tasks = commands.add_parser("tasks", help="list, show and validate tasks").add_subparsers(title="tasks")
     listing = tasks.add_parser("list", help="list the suite's tasks")
     listing.add_argument("--category", help="only this category")
@@ -52,14 +59,16 @@ def _parser() -> argparse.ArgumentParser:
     _suite_option(validate)
     validate.set_defaults(handler=_tasks_validate)
 
+
+def _run_commands(commands: Any) -> None:
+    from kbx.methods import registry
+
     evaluate = commands.add_parser("eval", help="evaluate candidate kernels")
     evaluate.add_argument("sources", nargs="+", help=".py files, directories of them, or JSONL of replies")
     _run_options(evaluate)
     evaluate.set_defaults(handler=_eval)
 
     run = commands.add_parser("run", help="run a method over the suite (default: the reference solutions)")
-    from kbx.methods import registry
-
     run.add_argument("--method", default="reference", help=registry.described())
     run.add_argument("--resume", metavar="RUN", help="continue a stored run (id or unique prefix) where it stopped")
     _generation_options(run)
@@ -71,48 +80,6 @@ def _parser() -> argparse.ArgumentParser:
     prompt.add_argument("--gpu", help="target GPU named in the prompt, e.g. H100 (default: the CPU interpreter)")
     _suite_option(prompt)
     prompt.set_defaults(handler=_prompt)
-
-    runs = commands.add_parser("runs", help="list and show stored runs").add_subparsers(title="runs")
-    runs_list = runs.add_parser("list", help="the store's runs, oldest first")
-    runs_list.add_argument("--json", action="store_true", help="print a JSON array")
-    _store_option(runs_list)
-    runs_list.set_defaults(handler=stored.runs_list)
-    runs_show = runs.add_parser("show", help="one run: configuration, environment and its summary")
-    runs_show.add_argument("run", help="run id, a unique prefix of one, or latest")
-    _store_option(runs_show)
-    runs_show.set_defaults(handler=stored.runs_show)
-
-    export = commands.add_parser("export", help="write a stored run's evaluations to a file")
-    export.add_argument("run", help="run id, a unique prefix of one, or latest")
-    export.add_argument("--format", choices=["jsonl", "parquet"], default="jsonl")
-    export.add_argument("--out", type=Path, help="output file (default: <run>.<format>)")
-    _store_option(export)
-    export.set_defaults(handler=stored.export)
-
-    report = commands.add_parser("report", help="analyse stored runs: tables in the terminal, optionally HTML")
-    report.add_argument("runs", nargs="*", metavar="RUN",
-                        help="run ids or unique prefixes, one per method; A+B joins runs of one method (the later "
-                             "run wins a task both evaluated)")
-    report.add_argument("--all", action="store_true",
-                        help="every run in the store, as one leaderboard (a method per run, best first)")
-    report.add_argument("--markdown", action="store_true", help="print the leaderboard as a Markdown table")
-    report.add_argument("--html", type=Path, metavar="FILE", help="also write the self-contained HTML report here")
-    report.add_argument("--tasks", nargs="+", default=[],
-                        help="the task set (default: every task of the runs); tasks a run lacks count as failed")
-    report.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    report.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
-    _store_option(report)
-    report.set_defaults(handler=stored.report_runs)
-    compare = commands.add_parser("compare", help="what changed from one stored run to another, task by task")
-    compare.add_argument("run_a", metavar="RUN_A")
-    compare.add_argument("run_b", metavar="RUN_B")
-    _store_option(compare)
-    compare.set_defaults(handler=stored.compare_runs)
-    return parser
-
-
-def _store_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--store", type=Path, help="SQLite store (default: $KBX_STORE or ~/.local/share/kbx/kbx.db)")
 
 
 def _suite_option(parser: argparse.ArgumentParser) -> None:
@@ -185,7 +152,7 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
                         help="GPU timing: sampling seconds per side per round (default 1.0)")
     parser.add_argument("--timing-warmup", type=float,
                         help="GPU timing: warm-up seconds after the first call, per side per round (default 0.1)")
-    _store_option(parser)
+    stored.store_option(parser)
     _suite_option(parser)
 
 

@@ -1,5 +1,6 @@
-"""The commands that read the store: `runs list`, `runs show`, `export`, `report`, `compare` (`kbx.cli` builds
-their parsers). Each takes the parsed arguments and returns the exit status; heavy modules are imported lazily."""
+"""The commands that read the store: `runs list`, `runs show`, `export`, `report`, `compare`, their parsers
+(`add_commands`, called by `kbx.cli`) and handlers. Each handler takes the parsed arguments and returns the exit
+status; heavy modules are imported lazily."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import argparse
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 from kbx.errors import KbxError
 
@@ -105,3 +107,47 @@ def compare_runs(args: argparse.Namespace) -> int:
         a, b = load_runs(store, [args.run_a, args.run_b])
     print(compare_text(compare(a, b), a.label, b.label))
     return 0
+
+def add_commands(commands: Any) -> None:
+    """The parsers of this group's commands, on `kbx`'s subcommands."""
+    runs = commands.add_parser("runs", help="list and show stored runs").add_subparsers(title="runs")
+    listing = runs.add_parser("list", help="the store's runs, oldest first")
+    listing.add_argument("--json", action="store_true", help="print a JSON array")
+    store_option(listing)
+    listing.set_defaults(handler=runs_list)
+    showing = runs.add_parser("show", help="one run: configuration, environment and its summary")
+    showing.add_argument("run", help="run id, a unique prefix of one, or latest")
+    store_option(showing)
+    showing.set_defaults(handler=runs_show)
+
+    exporting = commands.add_parser("export", help="write a stored run's evaluations to a file")
+    exporting.add_argument("run", help="run id, a unique prefix of one, or latest")
+    exporting.add_argument("--format", choices=["jsonl", "parquet"], default="jsonl")
+    exporting.add_argument("--out", type=Path, help="output file (default: <run>.<format>)")
+    store_option(exporting)
+    exporting.set_defaults(handler=export)
+
+    reporting = commands.add_parser("report", help="analyse stored runs: tables in the terminal, optionally HTML")
+    reporting.add_argument("runs", nargs="*", metavar="RUN",
+                           help="run ids or unique prefixes, one per method; A+B joins runs of one method (the "
+                                "later run wins a task both evaluated)")
+    reporting.add_argument("--all", action="store_true",
+                           help="every run in the store, as one leaderboard (a method per run, best first)")
+    reporting.add_argument("--markdown", action="store_true", help="print the leaderboard as a Markdown table")
+    reporting.add_argument("--html", type=Path, metavar="FILE", help="also write the self-contained HTML report here")
+    reporting.add_argument("--tasks", nargs="+", default=[],
+                           help="the task set (default: every task of the runs); tasks a run lacks count as failed")
+    reporting.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    reporting.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
+    store_option(reporting)
+    reporting.set_defaults(handler=report_runs)
+
+    comparing = commands.add_parser("compare", help="what changed from one stored run to another, task by task")
+    comparing.add_argument("run_a", metavar="RUN_A")
+    comparing.add_argument("run_b", metavar="RUN_B")
+    store_option(comparing)
+    comparing.set_defaults(handler=compare_runs)
+
+
+def store_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--store", type=Path, help="SQLite store (default: $KBX_STORE or ~/.local/share/kbx/kbx.db)")
