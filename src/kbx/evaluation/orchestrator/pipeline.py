@@ -104,17 +104,9 @@ class Evaluator:
         never raised."""
         start = time.monotonic()
         base = Evaluation(
-            task=task.name,
-            category=task.category,
-            candidate=candidate.name,
-            candidate_hash=candidate.hash,
-            status=Status.PASSED,
-            message="",
-            stage="static",
-            device=self.device,
-            task_version=task.version,
-            provenance=dict(candidate.provenance),
-            environment=self.environment,
+            task=task.name, category=task.category, candidate=candidate.name, candidate_hash=candidate.hash,
+            status=Status.PASSED, message="", stage="static", device=self.device, task_version=task.version,
+            provenance=dict(candidate.provenance), environment=self.environment,
         )
         verdict = check_static(
             candidate.code, candidate.entry_point, task.signature, candidate.problem, task.forbidden
@@ -126,40 +118,13 @@ class Evaluator:
                 elapsed_s=static_s, phases={"static": static_s},
             )
         assert candidate.code is not None
-        cases = plan_cases(task, self.device, self.secret_seed)
-        if part != "all":
-            chosen = [c for c in cases if (c.role == "bench") == (part == "timing")]
-            cases = [replace(c, index=i) for i, c in enumerate(chosen)]
-        if part != "timing":
-            cases += reproducibility_cases(task, cases, self.secret_seed)
-        extra = refill_case(task, cases, self.secret_seed) if part != "timing" else None
-        if extra is not None:
-            cases.append(extra)
-        judged: dict[int, dict[str, Any]] = {}
-        originals = {c.twin for c in cases if c.twin is not None}
+        cases, extra = self._plan(task, part)
         inbox = Inbox()
-
-        def judge_case(case: Case, path: Path, mutated: list[str]) -> bool:
-            with self._trusted_lock:
-                payload = {**case.to_json(), "file": path.name, "job": path.parent.name}
-                if case.index in originals:
-                    payload["keep"] = True
-                if case.twin is not None:
-                    payload["twin"] = case.twin
-                (judged[case.index],) = self._trusted.check(task.path, path.parent, [payload], inbox.take())
-            judged[case.index]["mutated"] = mutated
-            return "error" not in judged[case.index] and _case_result(case, judged[case.index]).status is Status.PASSED
-
-        def passed_every_case() -> bool:
-            return len(judged) == len(cases) and all(
-                "error" not in judged[c.index] and _case_result(c, judged[c.index]).status is Status.PASSED
-                for c in cases
-            )
-
+        judge = _CaseJudge(task, cases, self._trusted, self._trusted_lock, inbox)
         job_dir = Path(tempfile.mkdtemp(prefix=JOB_PREFIX, dir=scratch_root()))
         gate = self._gate() if part != "correctness" else None
-        stage = self._performance_stage(task, job_dir, passed_every_case, gate, inbox)
-        conversation = Conversation(cases, judge_case, job_dir, stage, extra.index if extra else None, gate)
+        stage = self._performance_stage(task, job_dir, judge.passed_every_case, gate, inbox)
+        conversation = Conversation(cases, judge, job_dir, stage, extra.index if extra else None, gate)
         try:
             run = run_worker(
                 task.path, candidate.code, self.device, self.limits, job_dir, conversation.on_event, self.gpu,
@@ -177,11 +142,25 @@ class Evaluator:
                 worker_output=run.output,
             )
         else:
-            evaluation = self._judge(cases, run, judged, replace(base, stage="call"))
+            evaluation = self._judge(cases, run, judge.judged, replace(base, stage="call"))
         if stage is not None and evaluation.status is Status.PASSED:
             evaluation = _with_performance(evaluation, stage.result)
         phases = {"static": static_s, **conversation.phases}
         return replace(evaluation, elapsed_s=time.monotonic() - start, phases=phases)
+
+    def _plan(self, task: Task, part: Part) -> tuple[list[Case], Case | None]:
+        """The cases of one evaluation (or one `part` of it) in order, and its refill case (also the last of
+        them), if it has one."""
+        cases = plan_cases(task, self.device, self.secret_seed)
+        if part != "all":
+            chosen = [c for c in cases if (c.role == "bench") == (part == "timing")]
+            cases = [replace(c, index=i) for i, c in enumerate(chosen)]
+        if part != "timing":
+            cases += reproducibility_cases(task, cases, self.secret_seed)
+        extra = refill_case(task, cases, self.secret_seed) if part != "timing" else None
+        if extra is not None:
+            cases.append(extra)
+        return cases, extra
 
     def _gate(self) -> GpuGate | None:
         """This GPU's gate when this evaluator times candidates: correctness cases then hold it shared and the
@@ -231,6 +210,35 @@ class Evaluator:
             return replace(base, stage="correctness", cases=results)
         message = f"{failed.workload}/{failed.dtype}: {failed.message}"
         return replace(base, stage="correctness", status=failed.status, message=message, cases=results)
+
+
+class _CaseJudge:
+    """Has the trusted worker judge each saved case of one evaluation (the Conversation's `JudgeCase`), keeping
+    every answer."""
+
+    def __init__(self, task: Task, cases: list[Case], trusted: TrustedWorker, lock: threading.Lock,
+                 inbox: Inbox) -> None:
+        self.task, self.cases, self._trusted, self._lock, self._inbox = task, cases, trusted, lock, inbox
+        self.judged: dict[int, dict[str, Any]] = {}
+        self._originals = {c.twin for c in cases if c.twin is not None}
+
+    def __call__(self, case: Case, path: Path, mutated: list[str]) -> bool:
+        payload = {**case.to_json(), "file": path.name, "job": path.parent.name}
+        if case.index in self._originals:
+            payload["keep"] = True
+        if case.twin is not None:
+            payload["twin"] = case.twin
+        with self._lock:
+            (answer,) = self._trusted.check(self.task.path, path.parent, [payload], self._inbox.take())
+        self.judged[case.index] = {**answer, "mutated": mutated}
+        return self._passed(case)
+
+    def passed_every_case(self) -> bool:
+        return len(self.judged) == len(self.cases) and all(self._passed(c) for c in self.cases)
+
+    def _passed(self, case: Case) -> bool:
+        raw = self.judged.get(case.index)
+        return raw is not None and "error" not in raw and _case_result(case, raw).status is Status.PASSED
 
 
 def combine(correctness: Evaluation, timing: Evaluation) -> Evaluation:
