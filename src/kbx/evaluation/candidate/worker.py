@@ -61,58 +61,23 @@ class _Channel:
 def main(argv: list[str], fds: tuple[int, int, int] | None = None) -> int:
     """Run the job whose spec file is `argv[0]`. `fds`: the channel's, the command pipe's and the descriptor
     socket's descriptors where they are not the spec's (a worker forked by the zygote,
-    `kbx.evaluation.candidate.zygote`, received them)."""
+    `kbx.evaluation.candidate.zygote`, received them). In order: confine (`_enter`), build what watches the
+    candidate (`_watchers`), import the candidate, then carry out the orchestrator's commands."""
+    from kbx.evaluation.candidate.guards import CANDIDATE_MODULE
+
     spec = json.loads(Path(argv[0]).read_text())
     Path(argv[0]).unlink(missing_ok=True)  # nothing in the job directory may tell the candidate about its job
-    confinement = ConfinementSpec.from_json(spec["confinement"])
-    split(confinement)  # from here on, this process is PID 1 of its own namespace (the warden waits outside)
     channel = _Channel(*(fds or (spec["channel_fd"], spec["ack_fd"], spec["handles_fd"])))
-    _limit_resources(spec["limits"])
-    from kbx.evaluation.candidate.audit import install_audit_hook
-
-    install_audit_hook(Path(spec["job_dir"]), _DENIED)
-    os.chdir(spec["cwd"])
-
-    import torch
-
-    from kbx.evaluation import outputs
-    from kbx.evaluation.candidate.guards import CANDIDATE_MODULE, Guards
-    from kbx.evaluation.candidate.torch_compute import TorchComputeRecorder
-    from kbx.tasks.meta import read_task
-    from kbx.tasks.module import import_task
-    from kbx.timing import refresh
-
-    device = spec["device"]
-    if device == "cpu":
-        from kbx.evaluation.candidate.interpreter import install_interpreter_shims
-
-        install_interpreter_shims()
-        torch.set_num_threads(1)
-    task = read_task(Path(spec["task_dir"]))
-    make_inputs = import_task(task).make_inputs
-    _import_what_the_session_uses()
-    try:  # before CUDA initialises: the driver reads /proc, which must be this PID namespace's own by then
-        confine(confinement, spec["job_dir"])
-    except OSError as exc:  # the harness's failure, not the candidate's: the orchestrator stops the run
-        channel.send(protocol.ConfinementFailed(f"could not confine itself: {type(exc).__name__}: {exc}"))
+    entered = _enter(spec, channel)
+    if entered is None:
         return 0
-    timer = Timer(device)  # binds the timing functions before any candidate code runs
-    recorder = TorchComputeRecorder()
-    try:
-        tracer = _launch_tracer(device, Path(spec["job_dir"]))
-    except Exception as exc:  # CUPTI refused (another profiler holds it): the harness's failure, as above
-        channel.send(protocol.ConfinementFailed(f"could not start the launch trace: {type(exc).__name__}: {exc}"))
+    task, make_inputs = entered
+    device, job_dir = spec["device"], Path(spec["job_dir"])
+    watchers = _watchers(device, job_dir, channel)
+    if watchers is None:
         return 0
-    tuning = _tuning(device)
-    watched = [
-        outputs, _Channel, Timer, _Session, Handover, sys.modules[__name__], sys.modules[Timer.__module__],
-        refresh.ValueRefresher, TorchComputeRecorder,
-    ]
-    if tracer is not None:
-        watched += [type(tracer), sys.modules[type(tracer).__module__]]
-    guards = Guards(device, watched=watched, denied=_DENIED)
+    timer, recorder, tracer, tuning, guards = watchers
     channel.send(protocol.Started(os.getpid()))
-
     try:
         entry = _import_candidate(Path(spec["candidate_file"]), CANDIDATE_MODULE, task.name)
     except BaseException as exc:  # candidate failures are data: report and stop
@@ -123,14 +88,72 @@ def main(argv: list[str], fds: tuple[int, int, int] | None = None) -> int:
         channel.send(protocol.ImportFailed("REJECTED_RUNTIME", violation.message(), ""))
         return 0
     channel.send(protocol.Imported())
-
-    session = _Session(entry, guards, recorder, tracer, tuning, channel, task, make_inputs, device,
-                       Path(spec["job_dir"]))
+    session = _Session(entry, guards, recorder, tracer, tuning, channel, task, make_inputs, device, job_dir)
     while (command := channel.wait_command()) is not None:
         if not session.run(command, timer):
             return 0
     channel.send(protocol.Finished())
     return 0
+
+
+def _enter(spec: dict[str, Any], channel: _Channel) -> tuple[Any, Any] | None:
+    """Split off the warden, limit resources, install the audit hook, import what the session needs while kbx's
+    source is still in view, then confine this process (before CUDA initialises: the driver reads /proc, which
+    must be this PID namespace's own by then). The task and its input maker; None when confinement failed (the
+    harness's failure, not the candidate's: reported, and the orchestrator stops the run)."""
+    confinement = ConfinementSpec.from_json(spec["confinement"])
+    split(confinement)  # from here on, this process is PID 1 of its own namespace (the warden waits outside)
+    _limit_resources(spec["limits"])
+    from kbx.evaluation.candidate.audit import install_audit_hook
+
+    install_audit_hook(Path(spec["job_dir"]), _DENIED)
+    os.chdir(spec["cwd"])
+
+    import torch
+
+    from kbx.tasks.meta import read_task
+    from kbx.tasks.module import import_task
+
+    if spec["device"] == "cpu":
+        from kbx.evaluation.candidate.interpreter import install_interpreter_shims
+
+        install_interpreter_shims()
+        torch.set_num_threads(1)
+    task = read_task(Path(spec["task_dir"]))
+    make_inputs = import_task(task).make_inputs
+    _import_what_the_session_uses()
+    try:
+        confine(confinement, spec["job_dir"])
+    except OSError as exc:
+        channel.send(protocol.ConfinementFailed(f"could not confine itself: {type(exc).__name__}: {exc}"))
+        return None
+    return task, make_inputs
+
+
+def _watchers(device: str, job_dir: Path, channel: _Channel) -> tuple[Any, Any, Any, Any, Any] | None:
+    """What watches and times the candidate, built before it is imported: the timer (binding the timing
+    functions), the torch-work recorder, the launch trace, quick tuning and the guards (watching all of them).
+    None when the launch trace could not start (another profiler holds CUPTI: the harness's failure, reported)."""
+    from kbx.evaluation import outputs
+    from kbx.evaluation.candidate.guards import Guards
+    from kbx.evaluation.candidate.torch_compute import TorchComputeRecorder
+    from kbx.timing import refresh
+
+    timer = Timer(device)
+    recorder = TorchComputeRecorder()
+    try:
+        tracer = _launch_tracer(device, job_dir)
+    except Exception as exc:
+        channel.send(protocol.ConfinementFailed(f"could not start the launch trace: {type(exc).__name__}: {exc}"))
+        return None
+    tuning = _tuning(device)
+    watched = [
+        outputs, _Channel, Timer, _Session, Handover, sys.modules[__name__], sys.modules[Timer.__module__],
+        refresh.ValueRefresher, TorchComputeRecorder,
+    ]
+    if tracer is not None:
+        watched += [type(tracer), sys.modules[type(tracer).__module__]]
+    return timer, recorder, tracer, tuning, Guards(device, watched=watched, denied=_DENIED)
 
 
 def _launch_tracer(device: str, job_dir: Path) -> Any:
@@ -167,14 +190,18 @@ def preload() -> None:
 
 
 def _import_what_the_session_uses() -> None:
-    """Import every kbx module the session imports lazily: once confined, kbx's source is not there to read."""
+    """Import every kbx module the worker imports lazily after confining itself (the watchers, the session): once
+    confined, kbx's source is not there to read."""
     import kbx.evaluation.bench_inputs
+    import kbx.evaluation.candidate.guards
     import kbx.evaluation.candidate.launch_trace
+    import kbx.evaluation.candidate.torch_compute
     import kbx.evaluation.candidate.tuning
     import kbx.evaluation.cases
     import kbx.evaluation.cuda_share
     import kbx.evaluation.outputs
-    import kbx.timing.measure  # noqa: F401
+    import kbx.timing.measure
+    import kbx.timing.refresh  # noqa: F401
 
 
 class _Session:
