@@ -201,54 +201,79 @@ def _run(
                           f"time per device{already} -> {options.out_dir} (store {store.path})")
             writer = Writer(store, run_id, generating.planned if generating else len(todo), progress,
                             options.use_cache)
-            generated = None
-            interrupted = False
-            try:
-                if generating is not None:
-                    evaluate = _slot_evaluate(evaluators, jobs, writer, result)
-                    generated = generating.run(evaluate, store, run_id, run_env.get("gpu"), len(evaluators) * jobs)
-                if _in_two_parts(first, options):
-                    result.evaluations += _evaluate_in_two_parts(evaluators, todo, writer, jobs)
-                else:
-                    for evaluation in run_all(evaluators, todo, lambda ev, pair: writer.evaluate(ev, *pair), jobs):
-                        if evaluation is not None:
-                            result.evaluations.append(evaluation)
-            except KeyboardInterrupt:
-                # What is stored stays and goes into results.jsonl below; the run stays open for `--resume`.
-                interrupted = True
+            generated, interrupted = _execute(evaluators, todo, writer, jobs, result, generating, options,
+                                              (store, run_id, run_env.get("gpu")))
             result.served_from_cache = writer.served
             result.unjudged = list(writer.unjudged)
             result.elapsed_s = time.monotonic() - start
             if not interrupted:
                 store.end_run(run_id, result.elapsed_s)
-            run_info = {
-                "run_id": run_id,
-                **config,
-                "device": first.device,
-                "tasks": sorted({t.name for t, _ in pairs} | set(generating.tasks if generating else ())),
-                "evaluations": len(store.rows(run_id)) if generating else len(pairs),
-                "served_from_cache": writer.served,
-                "skipped": skipped,
-                "unjudged": result.unjudged,
-                "elapsed_s": round(result.elapsed_s, 2),
-                "setup_s": round(setup_s, 2),
-                "phases_s": _phase_totals(result.evaluations),
-                "git_sha": _git_sha(),
-                "harness": harness_version(),
-                "store": str(store.path),
-                "environment": run_env,
-                "secret_seed": first.secret_seed,
-                **({"generation": generated} if generated is not None else {}),
-                **({"interrupted": True} if interrupted else {}),
-            }
+            run_info = _run_info(run_id, config, pairs, skipped, result, setup_s, run_env, store, first.secret_seed,
+                                 generating, generated, interrupted)
             result.rows = store.rows(run_id)
-            with open(options.out_dir / "results.jsonl", "w") as sink:
-                for row in result.rows:
-                    sink.write(json.dumps(row) + "\n")
-            (options.out_dir / "run.json").write_text(json.dumps(run_info, indent=2) + "\n")
+            _write_outputs(options.out_dir, result.rows, run_info)
             if interrupted:  # written before the evaluators close: their in-flight work is dropped
                 raise KeyboardInterrupt
     return result
+
+
+def _execute(
+    evaluators: list[Evaluator], todo: list[tuple[Task, Candidate]], writer: Writer, jobs: int, result: RunResult,
+    generating: Generating | None, options: RunOptions, where: tuple[Store, str, str | None],
+) -> tuple[dict[str, Any] | None, bool]:
+    """Evaluate the run's work (a generating method's as it makes it, then `todo`); what the generating method
+    reported, and whether the user interrupted (what is stored stays, and the run stays open for `--resume`)."""
+    store, run_id, gpu = where
+    generated = None
+    try:
+        if generating is not None:
+            evaluate = _slot_evaluate(evaluators, jobs, writer, result)
+            generated = generating.run(evaluate, store, run_id, gpu, len(evaluators) * jobs)
+        if _in_two_parts(evaluators[0], options):
+            result.evaluations += _evaluate_in_two_parts(evaluators, todo, writer, jobs)
+        else:
+            for evaluation in run_all(evaluators, todo, lambda ev, pair: writer.evaluate(ev, *pair), jobs):
+                if evaluation is not None:
+                    result.evaluations.append(evaluation)
+    except KeyboardInterrupt:
+        return generated, True
+    return generated, False
+
+
+def _run_info(
+    run_id: str, config: dict[str, Any], pairs: list[tuple[Task, Candidate]], skipped: list[str], result: RunResult,
+    setup_s: float, run_env: dict[str, Any], store: Store, secret_seed: int, generating: Generating | None,
+    generated: dict[str, Any] | None, interrupted: bool,
+) -> dict[str, Any]:
+    """The run's run.json."""
+    return {
+        "run_id": run_id,
+        **config,
+        "device": result.device,
+        "tasks": sorted({t.name for t, _ in pairs} | set(generating.tasks if generating else ())),
+        "evaluations": len(store.rows(run_id)) if generating else len(pairs),
+        "served_from_cache": result.served_from_cache,
+        "skipped": skipped,
+        "unjudged": result.unjudged,
+        "elapsed_s": round(result.elapsed_s, 2),
+        "setup_s": round(setup_s, 2),
+        "phases_s": _phase_totals(result.evaluations),
+        "git_sha": _git_sha(),
+        "harness": harness_version(),
+        "store": str(store.path),
+        "environment": run_env,
+        "secret_seed": secret_seed,
+        **({"generation": generated} if generated is not None else {}),
+        **({"interrupted": True} if interrupted else {}),
+    }
+
+
+def _write_outputs(out_dir: Path, rows: list[dict[str, Any]], run_info: dict[str, Any]) -> None:
+    """results.jsonl (every row of the run, as stored) and run.json."""
+    with open(out_dir / "results.jsonl", "w") as sink:
+        for row in rows:
+            sink.write(json.dumps(row) + "\n")
+    (out_dir / "run.json").write_text(json.dumps(run_info, indent=2) + "\n")
 
 
 @dataclass(frozen=True)
