@@ -98,26 +98,13 @@ def run_worker(
     assert limits.timeout_s is not None, "the Evaluator resolves the device's default limit"
     cwd = job_dir / "cwd"
     cwd.mkdir(parents=True)
-    candidate_file = job_dir / "candidate.py"
-    candidate_file.write_text(code)
     read_fd, write_fd = os.pipe()
     ack_read_fd, ack_write_fd = os.pipe()
     own_inbox = inbox is None
     inbox = inbox or Inbox()
-    spec = {
-        "channel_fd": write_fd,
-        "ack_fd": ack_read_fd,
-        "handles_fd": inbox.worker_end,
-        "task_dir": str(task_dir),
-        "candidate_file": str(candidate_file),
-        "job_dir": str(job_dir),
-        "cwd": str(cwd),
-        "device": device,
-        "limits": _rlimits(limits, device),
-        "confinement": (confinement or for_this_process(limits.confined, default_hidden())).to_json(),
-    }
-    spec_file = job_dir / "job.json"
-    spec_file.write_text(json.dumps(spec))
+    confinement = confinement or for_this_process(limits.confined, default_hidden())
+    spec_file = _write_spec(job_dir, task_dir, code, device, limits, confinement,
+                            {"channel_fd": write_fd, "ack_fd": ack_read_fd, "handles_fd": inbox.worker_end})
     run = WorkerRun(job_dir=job_dir)
     start = time.monotonic()
     try:
@@ -147,6 +134,28 @@ def run_worker(
     if events.failure is not None:
         raise events.failure
     return run
+
+
+def _write_spec(
+    job_dir: Path, task_dir: Path, code: str, device: str, limits: Limits, confinement: ConfinementSpec,
+    fds: dict[str, int],
+) -> Path:
+    """The candidate's file and the worker's job spec (which the worker deletes on reading), in `job_dir`."""
+    candidate_file = job_dir / "candidate.py"
+    candidate_file.write_text(code)
+    spec = {
+        **fds,
+        "task_dir": str(task_dir),
+        "candidate_file": str(candidate_file),
+        "job_dir": str(job_dir),
+        "cwd": str(job_dir / "cwd"),
+        "device": device,
+        "limits": _rlimits(limits, device),
+        "confinement": confinement.to_json(),
+    }
+    spec_file = job_dir / "job.json"
+    spec_file.write_text(json.dumps(spec))
+    return spec_file
 
 
 def _start(
