@@ -205,80 +205,83 @@ def time_call(
         refresh: Called with each call's inputs before the flush, outside the timed interval, to give them new
             values (`kbx.timing.refresh.ValueRefresher`); None keeps the sets' values.
     """
-    if warmup_s < 0 or budget_s <= 0 or target_rel_ci <= 0:
-        raise ValueError("warmup_s must be >= 0, budget_s and target_rel_ci > 0")
-    if not 1 <= min_samples <= max_samples:
-        raise ValueError(f"need 1 <= min_samples ({min_samples}) <= max_samples ({max_samples})")
+    _check_settings(warmup_s, budget_s, target_rel_ci, min_samples, max_samples)
     check_rotation(input_sets)
-    clock = CudaClock() if clock is None else clock
-    flusher = L2Flusher() if flusher is None else flusher
-
-    def sample(index: int) -> tuple[float, float]:
-        inputs = input_sets[index % len(input_sets)]
-        if refresh is not None:
-            refresh(inputs)
-        flusher.flush()
-        clock.start()
-        t0 = clock.now()
-        fn(**inputs)
-        device_ms = clock.stop()
-        return device_ms, (clock.now() - t0) * 1e3
-
+    clock, flusher = CudaClock() if clock is None else clock, L2Flusher() if flusher is None else flusher
+    sample = _Sampler(fn, input_sets, clock, flusher, refresh)
     begin = clock.now()
-    calls = 0
-    sample(calls)
-    calls += 1
+    sample()  # the first call may compile: the warm-up starts after it
     warm_begin = clock.now()
     while clock.now() - warm_begin < warmup_s:
-        sample(calls)
-        calls += 1
-    warmup_calls = calls
+        sample()
+    warmup_calls = sample.calls
     sampling_begin = clock.now()
+    samples, host, ordered, stop_reason = _sample_until(
+        sample, lambda: clock.now() - sampling_begin >= budget_s, target_rel_ci, min_samples, max_samples, confidence
+    )
+    end = clock.now()
+    method = {
+        "protocol": "l2-flush + cuda events around one call + device sync; rotated inputs"
+        + (", values refreshed per call" if refresh is not None else "") + "; adaptive median CI",
+        "warmup_s": warmup_s, "budget_s": budget_s, "target_rel_ci": target_rel_ci, "confidence": confidence,
+        "min_samples": min_samples, "max_samples": max_samples, "input_sets": len(input_sets),
+        "flush_bytes": int(getattr(flusher, "nbytes", 0))}
+    return Measurement(
+        samples_ms=tuple(samples), host_ms=tuple(host), summary=summarize_sorted(ordered, confidence),
+        converged=stop_reason == "converged", stop_reason=stop_reason, warmup_calls=warmup_calls,
+        warmup_s=sampling_begin - begin, wall_s=end - begin, method=MappingProxyType(method),
+    )
 
+
+class _Sampler:
+    """One timed call per `__call__`, on the next input set in turn: refresh its values, flush the cache, then the
+    device interval (the clock's events) and the host interval (start event to the end of the device's sync)."""
+
+    def __init__(self, fn: Callable[..., Any], input_sets: Sequence[Mapping[str, Any]], clock: Clock,
+                 flusher: Flusher, refresh: Callable[[Mapping[str, Any]], None] | None) -> None:
+        self.fn, self.input_sets, self.clock, self.flusher, self.refresh = fn, input_sets, clock, flusher, refresh
+        self.calls = 0
+
+    def __call__(self) -> tuple[float, float]:
+        inputs = self.input_sets[self.calls % len(self.input_sets)]
+        self.calls += 1
+        if self.refresh is not None:
+            self.refresh(inputs)
+        self.flusher.flush()
+        self.clock.start()
+        t0 = self.clock.now()
+        self.fn(**inputs)
+        device_ms = self.clock.stop()
+        return device_ms, (self.clock.now() - t0) * 1e3
+
+
+def _sample_until(
+    sample: _Sampler, over_budget: Callable[[], bool], target_rel_ci: float, min_samples: int, max_samples: int,
+    confidence: float,
+) -> tuple[list[float], list[float], list[float], str]:
+    """Samples until the median's CI is narrow enough, the budget is spent (checked before each sample, after the
+    first) or `max_samples` are taken: (device ms, host ms, device ms sorted, why it stopped)."""
     samples: list[float] = []
     host: list[float] = []
     ordered: list[float] = []
-    stop_reason = "budget"
     while True:
         if len(samples) >= max_samples:
-            stop_reason = "max_samples"
-            break
-        if samples and clock.now() - sampling_begin >= budget_s:
-            stop_reason = "budget"
-            break
-        device_ms, host_ms = sample(calls)
-        calls += 1
+            return samples, host, ordered, "max_samples"
+        if samples and over_budget():
+            return samples, host, ordered, "budget"
+        device_ms, host_ms = sample()
         samples.append(device_ms)
         host.append(host_ms)
         bisect.insort(ordered, device_ms)
         if len(ordered) >= min_samples and _rel_ci(ordered, confidence) <= target_rel_ci:
-            stop_reason = "converged"
-            break
-    end = clock.now()
-    method = {
-        "protocol": "l2-flush + cuda events around one call + device sync; rotated inputs"
-        + (", values refreshed per call" if refresh is not None else "")
-        + "; adaptive median CI",
-        "warmup_s": warmup_s,
-        "budget_s": budget_s,
-        "target_rel_ci": target_rel_ci,
-        "confidence": confidence,
-        "min_samples": min_samples,
-        "max_samples": max_samples,
-        "input_sets": len(input_sets),
-        "flush_bytes": int(getattr(flusher, "nbytes", 0)),
-    }
-    return Measurement(
-        samples_ms=tuple(samples),
-        host_ms=tuple(host),
-        summary=summarize_sorted(ordered, confidence),
-        converged=stop_reason == "converged",
-        stop_reason=stop_reason,
-        warmup_calls=warmup_calls,
-        warmup_s=sampling_begin - begin,
-        wall_s=end - begin,
-        method=MappingProxyType(method),
-    )
+            return samples, host, ordered, "converged"
+
+
+def _check_settings(warmup_s: float, budget_s: float, target_rel_ci: float, min_samples: int, max_samples: int) -> None:
+    if warmup_s < 0 or budget_s <= 0 or target_rel_ci <= 0:
+        raise ValueError("warmup_s must be >= 0, budget_s and target_rel_ci > 0")
+    if not 1 <= min_samples <= max_samples:
+        raise ValueError(f"need 1 <= min_samples ({min_samples}) <= max_samples ({max_samples})")
 
 
 def _rel_ci(ordered: list[float], confidence: float) -> float:
