@@ -12,7 +12,7 @@ __version__ = "0.1.0"
 
 if TYPE_CHECKING:
     from kbx.evaluation.result import Evaluation
-    from kbx.runner import RunResult
+    from kbx.running.runner import RunResult
 
 
 def evaluate(task: Any, source: str, **options: Any) -> Evaluation:

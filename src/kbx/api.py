@@ -20,7 +20,7 @@ from kbx.evaluation.orchestrator.pipeline import Evaluator
 from kbx.evaluation.orchestrator.sandbox import Limits
 from kbx.evaluation.result import Evaluation
 from kbx.generate.settings import GenerationSettings
-from kbx.runner import RunOptions, RunResult, run_method
+from kbx.running.runner import RunOptions, RunResult, run_method
 from kbx.tasks.registry import load_suite, select
 from kbx.tasks.spec import Task
 
@@ -75,7 +75,8 @@ def run(
         model: `KIND:MODEL` for a method that asks a model.
         tasks: task names (default: the whole suite).
         out_dir: where results.jsonl and run.json go (default: `kbx-out/<time>`, as the CLI).
-        options: any field of `kbx.runner.RunOptions` (device, category, timeout_s, jobs, store, timing, ...) or of
+        options: any field of `kbx.running.runner.RunOptions` (device, category, timeout_s, jobs, store, timing,
+            ...) or of
             `kbx.generate.settings.GenerationSettings` (samples, iterations, temperature, max_repairs, ...).
 
     Raises:

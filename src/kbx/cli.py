@@ -202,7 +202,7 @@ def _tasks_validate(args: argparse.Namespace) -> int:
 
 
 def _options(args: argparse.Namespace):  # noqa: ANN202 - RunOptions, imported lazily
-    from kbx.runner import RunOptions
+    from kbx.running.runner import RunOptions
 
     out = args.out or Path("kbx-out") / time.strftime("%Y%m%d-%H%M%S")
     return RunOptions(
@@ -254,13 +254,13 @@ def _timing(args: argparse.Namespace):  # noqa: ANN202 - TimingSettings, importe
 
 
 def _eval(args: argparse.Namespace) -> int:
-    from kbx.runner import evaluate_sources
+    from kbx.running.runner import evaluate_sources
 
     return _report(evaluate_sources(args.sources, _options(args)))
 
 
 def _run(args: argparse.Namespace) -> int:
-    from kbx.runner import resume_run, run_method
+    from kbx.running.runner import resume_run, run_method
 
     if args.resume:
         return _report(resume_run(args.resume, _options(args)))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kbx.runner import RunOptions, RunResult, evaluate_sources
+from kbx.running.runner import RunOptions, RunResult, evaluate_sources
 from kbx.tasks.suite_check import expected_status
 from tests.conftest import FIXTURES
 

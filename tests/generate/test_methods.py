@@ -10,7 +10,7 @@ import pytest
 from kbx.cli import main
 from kbx.generate.metrics import pass_at_k_by_task
 from kbx.generate.settings import GenerationSettings
-from kbx.runner import RunOptions, run_method
+from kbx.running.runner import RunOptions, run_method
 from kbx.store import default_store_path
 from kbx.store.db import Store
 from tests.generate import replies

@@ -50,7 +50,7 @@ from kbx.tasks.spec import Task
 
 Part = Literal["all", "correctness", "timing"]
 """Which part of an evaluation to run: all of it, or one of the two halves a timed run splits it into so that no
-performance stage waits for another candidate's correctness cases (`kbx.runner`): `correctness` (every case but
+performance stage waits for another candidate's correctness cases (`kbx.running.runner`): `correctness` (every case but
 the bench ones, the refill case included; no timing) and `timing` (the bench cases, then the performance stage).
 `combine` joins the halves into the evaluation `all` would have given."""
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kbx.runner import RunOptions, _selected
+from kbx.running.runner import RunOptions, _selected
 from kbx.tasks.registry import load_suite
 
 SUITE = load_suite()

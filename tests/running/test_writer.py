@@ -3,7 +3,7 @@
 import io
 from types import SimpleNamespace
 
-from kbx.run_writer import ProgressBar, Writer
+from kbx.running.writer import ProgressBar, Writer
 
 
 class _Tty(io.StringIO):

@@ -6,8 +6,8 @@ from types import SimpleNamespace
 import pytest
 
 from kbx.errors import ReferenceFailed
-from kbx.run_writer import Writer
-from kbx.runner import RunResult, _slot_evaluate
+from kbx.running.runner import RunResult, _slot_evaluate
+from kbx.running.writer import Writer
 
 
 def test_a_generating_runs_unjudgeable_evaluation_is_reported_and_raised_to_its_chain():

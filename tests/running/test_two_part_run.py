@@ -1,5 +1,5 @@
 """A timed run on GPUs in two parts: every candidate's correctness first, then bench cases and timing for those
-that passed (`kbx.runner._evaluate_in_two_parts`), driven with fake evaluators (no GPU)."""
+that passed (`kbx.running.runner._evaluate_in_two_parts`), driven with fake evaluators (no GPU)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from kbx.candidates.source import Candidate
 from kbx.evaluation.bench_inputs import TimingSettings
 from kbx.evaluation.result import CaseResult, Evaluation
-from kbx.run_writer import Writer
-from kbx.runner import _evaluate_in_two_parts
+from kbx.running.runner import _evaluate_in_two_parts
+from kbx.running.writer import Writer
 from kbx.status import Status
 from kbx.store.db import Store
 

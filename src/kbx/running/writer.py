@@ -1,5 +1,5 @@
 """Recording a run's evaluations as they finish: each pair evaluated (or served from the store's cache), stored
-at once, and reported as a log line, with a status line on a terminal (`kbx.runner` drives it)."""
+at once, and reported as a log line, with a status line on a terminal (`kbx.running.runner` drives it)."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from kbx import schedule
+from kbx.running import schedule
 
 
 def test_visible_gpus_follow_cuda_visible_devices(monkeypatch):

@@ -25,8 +25,8 @@ from kbx.evaluation.orchestrator.pipeline import Evaluator
 from kbx.evaluation.orchestrator.sandbox import Limits
 from kbx.evaluation.result import Evaluation
 from kbx.generate.settings import GenerationSettings
-from kbx.run_writer import Writer, say
-from kbx.schedule import describe, environment, longest_first, open_evaluators, run_all
+from kbx.running.schedule import describe, environment, longest_first, open_evaluators, run_all
+from kbx.running.writer import Writer, say
 from kbx.store.cache import harness_version
 from kbx.store.db import RunInfo, Store
 from kbx.tasks.registry import load_suite, select
@@ -346,7 +346,7 @@ def _evaluators(options: RunOptions, limits: Limits | None, secret_seed: int | N
     if options.executor == "local":
         return open_evaluators(options.device, options.gpus, limits, secret_seed, options.timing)
     if options.executor == "ray":
-        from kbx.ray_executor import open_ray_evaluators
+        from kbx.running.ray_executor import open_ray_evaluators
 
         return open_ray_evaluators(options.device, options.gpus, limits, secret_seed, options.ray_address,
                                    options.suite, options.timing)

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from kbx.runner import RunOptions, run_method
+from kbx.running.runner import RunOptions, run_method
 
 ray = pytest.importorskip("ray")
 pytestmark = pytest.mark.slow
