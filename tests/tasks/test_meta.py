@@ -1,3 +1,4 @@
+import re
 import shutil
 from pathlib import Path
 
@@ -6,15 +7,33 @@ import pytest
 from kbx.errors import TaskError
 from kbx.tasks.meta import parse_signature, read_task
 from kbx.tasks.registry import default_suite_root, validate_suite
+from kbx.tasks.sizes import perturbed
 
 GELU = default_suite_root() / "Activation" / "gelu"
 
 
+OWN_PERTURB = """
+
+def perturb(workload, rng):
+    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}
+"""
+
+
+def with_own_perturb(folder: Path) -> Path:
+    """The task in `folder` with its declared perturbation (`TASK["perturb"]`) written out as its own function."""
+    path = folder / "task.py"
+    text = path.read_text().replace('    "perturb": "shape",\n', "", 1)
+    text = text.replace("from kbx.tasks import inputs\n", "from kbx.tasks import inputs, sizes\n", 1)
+    path.write_text(text + OWN_PERTURB)
+    return folder
+
+
 @pytest.fixture
 def task_copy(tmp_path: Path) -> Path:
+    """gelu, with a perturb function of its own."""
     folder = tmp_path / "Activation" / "gelu"
     shutil.copytree(GELU, folder)
-    return folder
+    return with_own_perturb(folder)
 
 
 def corrupt(folder: Path, old: str, new: str) -> None:
@@ -105,11 +124,38 @@ def test_parse_signature_rejects_non_literal_defaults():
 
 
 def test_perturb_is_read_and_optional(task_copy):
-    task = read_task(GELU)
+    task = read_task(task_copy)
     assert task.perturbs and task.perturb_source.startswith("def perturb(workload, rng):")
     text = (task_copy / "task.py").read_text()
     (task_copy / "task.py").write_text(text[: text.index("\n\ndef perturb(")] + "\n")
     assert not read_task(task_copy).perturbs
+
+
+def test_the_standard_perturbation_is_declared_in_task_and_equals_the_function(task_copy, tmp_path):
+    declared = read_task(GELU)
+    own = read_task(task_copy)
+    assert declared.perturbs and declared.perturb_source.startswith("def perturb(workload, rng):")
+    for workload in declared.workloads_for(("check",)):
+        for seed in (1, 99, 2**50):
+            assert perturbed(declared, workload, seed) == perturbed(own, workload, seed)
+
+
+@pytest.mark.parametrize(
+    ("declared", "problem"),
+    [("3", 'TASK["perturb"] names the shape parameter'), ('"size"', 'TASK["perturb"] names the shape parameter')],
+)
+def test_a_declared_perturbation_must_name_every_check_workloads_shape(tmp_path, declared, problem):
+    folder = tmp_path / "Activation" / "gelu"
+    shutil.copytree(GELU, folder)
+    corrupt(folder, '"perturb": "shape"', f'"perturb": {declared}')
+    with pytest.raises(TaskError, match=re.escape(problem)):
+        read_task(folder)
+
+
+def test_perturbation_declared_and_defined_is_refused(task_copy):
+    corrupt(task_copy, '    "workloads": [', '    "perturb": "shape",\n    "workloads": [')
+    with pytest.raises(TaskError, match="declared in TASK and defined too"):
+        read_task(task_copy)
 
 
 @pytest.mark.parametrize(

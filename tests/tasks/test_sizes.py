@@ -12,6 +12,7 @@ from kbx.tasks.meta import read_task
 from kbx.tasks.module import import_task
 from kbx.tasks.registry import default_suite_root, load_suite
 from kbx.tasks.validate import check_perturb
+from tests.tasks.test_meta import with_own_perturb
 
 GELU = read_task(default_suite_root() / "Activation" / "gelu")
 SUM = read_task(default_suite_root() / "Reduce" / "sum")
@@ -72,9 +73,10 @@ def test_every_suite_task_perturbs_its_check_workloads():
 
 @pytest.fixture
 def gelu_copy(tmp_path: Path) -> Path:
+    """gelu, with a perturb function of its own."""
     folder = tmp_path / "Activation" / "gelu"
     shutil.copytree(default_suite_root() / "Activation" / "gelu", folder)
-    return folder
+    return with_own_perturb(folder)
 
 
 def _with_perturb(folder: Path, body: str):

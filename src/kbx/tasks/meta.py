@@ -36,7 +36,7 @@ from kbx.tasks.spec import (
 )
 
 _TASK_KEYS = {"name", "category", "level", "signature", "dtypes", "contract", "workloads"}
-_OPTIONAL_TASK_KEYS = {"forbidden", "input_ranges"}
+_OPTIONAL_TASK_KEYS = {"forbidden", "input_ranges", "perturb"}
 _CONTRACT_KEYS = {"kind", "tolerance", "reduction_length", "tf32", "bound", "second_opinion"}
 _WORKLOAD_KEYS = {"name", "role", "params"}
 _MAKE_INPUTS_PARAMS = ("workload", "dtype", "generator")
@@ -125,7 +125,7 @@ class _Reader:
         forbidden = self._forbidden(raw.get("forbidden", []))
         input_ranges = self._input_ranges(raw.get("input_ranges", {}), signature)
         self._make_inputs()
-        perturb_source = self._perturb()
+        perturb_source = self._perturb(raw.get("perturb"), workloads)
         reference = self._function("reference")
         return Task(
             name=name,
@@ -188,9 +188,20 @@ class _Reader:
         if params != _MAKE_INPUTS_PARAMS:
             raise self.fail(f"make_inputs must take {_MAKE_INPUTS_PARAMS}, not {params}")
 
-    def _perturb(self) -> str:
-        """The source of the optional `perturb(workload, rng)`, or "" when the task has none."""
+    def _perturb(self, declared: object, workloads: tuple[Workload, ...]) -> str:
+        """The source of the task's perturbation: `TASK["perturb"]` (the name of the one shape parameter moved by
+        `sizes.shape_near`, `sizes.declared_perturb`), else its own `perturb(workload, rng)`, else "" for none."""
         bindings = [node for node in self.module.body if "perturb" in _bound_names(node)]
+        if declared is not None:
+            if bindings:
+                raise self.fail('perturb is declared in TASK and defined too: keep one (TASK["perturb"] for the '
+                                "standard rule, `def perturb` for anything else)")
+            if not isinstance(declared, str) or any(
+                not isinstance(w.params.get(declared), list) for w in workloads if w.role == "check"
+            ):
+                raise self.fail(f'TASK["perturb"] names the shape parameter every check workload has (a list), '
+                                f"not {declared!r}")
+            return sizes.declared_perturb(declared)
         if not bindings:
             return ""
         func = bindings[0]

@@ -109,6 +109,14 @@ def shape_near(
     return list(shape)  # practically unreachable; the published sizes always fit
 
 
+def declared_perturb(param: str) -> str:
+    """The source of the `perturb` that `TASK["perturb"] = PARAM` declares: the shape parameter PARAM of a check
+    workload moved to odd sizes near the published ones (`shape_near`: never more elements), every other parameter
+    as published. Most tasks need no other rule."""
+    return (f"def perturb(workload, rng):\n"
+            f"    return {{**workload.params, {param!r}: sizes.shape_near(rng, workload.params[{param!r}])}}\n")
+
+
 def perturb_rng(secret_seed: int, task: str, workload: str) -> random.Random:
     """The generator `perturb` gets for one workload: mixes the secret seed with the task and workload names."""
     digest = hashlib.sha256(f"{secret_seed}:{task}:{workload}:perturb".encode()).digest()

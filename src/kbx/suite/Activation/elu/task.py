@@ -14,7 +14,7 @@ normal body around 0, a share of tiny values (|x| < 1e-3), a uniform spread over
 
 import torch
 
-from kbx.tasks import inputs, sizes
+from kbx.tasks import inputs
 
 TASK = {
     "name": "elu",
@@ -25,6 +25,7 @@ TASK = {
     "forbidden": ["elu", "celu", "selu", "exp", "expm1", "exp2", "relu", "leaky_relu", "prelu", "rrelu", "softplus",
                   "clamp", "clamp_min", "clamp_max", "clip", "maximum", "minimum", "where", "masked_fill"],
     "contract": {"kind": "allclose"},
+    "perturb": "shape",
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [1000]}},
         {"name": "smoke_alpha", "role": "smoke", "params": {"shape": [1000], "alpha": 0.5}},
@@ -56,8 +57,3 @@ def make_inputs(workload, dtype, generator):
     if "alpha" in p:  # otherwise the default applies
         kwargs["alpha"] = p["alpha"]
     return kwargs
-
-
-def perturb(workload, rng):
-    # Odd sizes near the published ones (never more elements); every other parameter stays.
-    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}

@@ -12,7 +12,7 @@ computed in fp32 and rounded once. Inputs cover all three pieces and both kinks:
 
 import torch
 
-from kbx.tasks import inputs, sizes
+from kbx.tasks import inputs
 
 TASK = {
     "name": "hardswish",
@@ -23,6 +23,7 @@ TASK = {
     "forbidden": ["hardswish", "hardsigmoid", "relu6", "relu", "hardtanh", "clamp", "clamp_min", "clamp_max",
                   "clip", "threshold", "maximum", "minimum", "fmax", "fmin", "where", "masked_fill", "silu"],
     "contract": {"kind": "allclose"},
+    "perturb": "shape",
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [1000]}},
         {"name": "check_tail", "role": "check", "params": {"shape": [4097]}},
@@ -46,8 +47,3 @@ def make_inputs(workload, dtype, generator):
         x = torch.where((pick >= 0.02 * k) & (pick < 0.02 * (k + 1)), torch.full_like(x, value), x)
     x = inputs.with_outliers(x, generator, fraction=1e-2, magnitude=1000.0).to(inputs.torch_dtype(dtype))
     return {"input": inputs.layout(x, p.get("layout", "contiguous"))}
-
-
-def perturb(workload, rng):
-    # Odd sizes near the published ones (never more elements); every other parameter stays.
-    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}

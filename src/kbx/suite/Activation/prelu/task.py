@@ -16,7 +16,7 @@ one weight for all, shows.
 
 import torch
 
-from kbx.tasks import inputs, sizes
+from kbx.tasks import inputs
 
 TASK = {
     "name": "prelu",
@@ -28,6 +28,7 @@ TASK = {
                   "threshold", "maximum", "minimum", "fmax", "fmin", "where", "masked_fill", "masked_scatter",
                   "heaviside"],
     "contract": {"kind": "allclose"},
+    "perturb": "shape",
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [2, 3, 10, 17], "weight": "channel"}},
         {"name": "smoke_shared", "role": "smoke", "params": {"shape": [4, 5, 50], "weight": "shared"}},
@@ -57,9 +58,3 @@ def make_inputs(workload, dtype, generator):
     else:
         weight = inputs.uniform([1], 0.1, 0.4, dtype, generator)
     return {"input": inputs.layout(x, p.get("layout", "contiguous")), "weight": weight}
-
-
-def perturb(workload, rng):
-    # Odd sizes near the published ones (never more elements); the weight kind and layout stay (the per-channel
-    # weight follows shape[1] in make_inputs).
-    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}

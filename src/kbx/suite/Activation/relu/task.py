@@ -13,7 +13,7 @@ propagation (`relu(nan) = nan` in PyTorch) is not exercised. Layouts are contigu
 
 import torch
 
-from kbx.tasks import inputs, sizes
+from kbx.tasks import inputs
 
 TASK = {
     "name": "relu",
@@ -24,6 +24,7 @@ TASK = {
     "forbidden": ["relu", "clamp", "clamp_min", "clip", "threshold", "hardtanh", "leaky_relu", "prelu", "rrelu",
                   "maximum", "fmax", "max", "where", "masked_fill"],
     "contract": {"kind": "exact"},
+    "perturb": "shape",
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [1000]}},
         {"name": "check_tail", "role": "check", "params": {"shape": [4097]}},
@@ -50,8 +51,3 @@ def make_inputs(workload, dtype, generator):
     x = torch.where((pick >= 0.10) & (pick < 0.15), tiny, x)
     x = inputs.with_outliers(x, generator, fraction=1e-2, magnitude=3.0e4)
     return {"input": inputs.layout(x, p.get("layout", "contiguous"))}
-
-
-def perturb(workload, rng):
-    # Odd sizes near the published ones (never more elements); every other parameter stays.
-    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}

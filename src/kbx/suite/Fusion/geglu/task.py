@@ -24,7 +24,7 @@ gate and up are the two halves of one (..., 2I) tensor: strided views whose rows
 import torch
 import torch.nn.functional as F
 
-from kbx.tasks import inputs, sizes
+from kbx.tasks import inputs
 
 TASK = {
     "name": "geglu",
@@ -35,6 +35,7 @@ TASK = {
     "forbidden": ["gelu", "erf", "erfc", "erfcx", "ndtr", "tanh", "sigmoid", "exp", "exp2", "glu", "geglu", "mul",
                   "multiply", "addcmul", "prod"],
     "contract": {"kind": "allclose"},
+    "perturb": "shape",
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [8, 100]}},
         {"name": "check_tail", "role": "check", "params": {"shape": [4097]}},
@@ -65,8 +66,3 @@ def make_inputs(workload, dtype, generator):
         return {"gate": both[..., n:], "up": both[..., :n]}
     up, gate = both[..., :n].contiguous(), both[..., n:].contiguous()
     return {"gate": inputs.layout(gate, layout), "up": inputs.layout(up, layout)}
-
-
-def perturb(workload, rng):
-    # Odd sizes near the published ones (never more elements); the layout stays.
-    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}

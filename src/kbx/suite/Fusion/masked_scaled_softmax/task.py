@@ -28,7 +28,7 @@ on-chip tile), and a transposed (non-contiguous) input.
 
 import torch
 
-from kbx.tasks import inputs, sizes
+from kbx.tasks import inputs
 
 TASK = {
     "name": "masked_scaled_softmax",
@@ -40,6 +40,7 @@ TASK = {
                   "masked_fill", "masked_scatter", "where", "nan_to_num", "all", "any", "mul", "multiply",
                   "scaled_dot_product_attention", "flex_attention", "sigmoid"],
     "contract": {"kind": "allclose"},
+    "perturb": "shape",
     "workloads": [
         {"name": "smoke", "role": "smoke",
          "params": {"shape": [2, 2, 8, 100], "mask": "random", "scale": 0.125}},
@@ -92,8 +93,3 @@ def make_inputs(workload, dtype, generator):
         mask |= inputs.uniform(shape[:-1] + [1], 0.0, 1.0, "float32", generator) < 0.1
         mask.view(-1, sk)[0] = True  # at least one fully masked row
     return {"input": x, "mask": mask, "scale": p["scale"]}
-
-
-def perturb(workload, rng):
-    # Odd sizes near the published ones (never more elements); mask kind, scale and layout stay.
-    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}

@@ -16,7 +16,7 @@ the first row (all zeros), column-major (transposed) and strided inputs.
 
 import torch
 
-from kbx.tasks import inputs, sizes, work
+from kbx.tasks import inputs, work
 
 TASK = {
     "name": "tril",
@@ -27,6 +27,7 @@ TASK = {
     "forbidden": ["tril", "triu", "tril_indices", "triu_indices", "where", "masked_fill", "masked_select",
                   "masked_scatter", "mul", "multiply", "ones", "ones_like", "full", "full_like"],
     "contract": {"kind": "exact"},
+    "perturb": "shape",
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [33, 65], "diagonal": 0}},
         {"name": "check_rect", "role": "check", "params": {"shape": [129, 127], "diagonal": 0}},
@@ -60,8 +61,3 @@ def make_inputs(workload, dtype, generator):
     x = inputs.randn(p["shape"], "float32", generator, scale=3.0, offset=1.0)
     x = inputs.with_outliers(x, generator, fraction=1e-2, magnitude=1000.0).to(inputs.torch_dtype(dtype))
     return {"input": inputs.layout(x, p.get("layout", "contiguous")), "diagonal": p["diagonal"]}
-
-
-def perturb(workload, rng):
-    # Odd sizes near the published ones (never more elements); the offset and layout stay.
-    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}

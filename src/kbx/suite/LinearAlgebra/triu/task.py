@@ -16,7 +16,7 @@ one diagonal too many fails. Workloads cover square and rectangular matrices tha
 
 import torch
 
-from kbx.tasks import inputs, sizes, work
+from kbx.tasks import inputs, work
 
 TASK = {
     "name": "triu",
@@ -28,6 +28,7 @@ TASK = {
                   "masked_scatter", "mul", "multiply", "logical_and", "bitwise_and", "ones", "ones_like", "full",
                   "full_like"],
     "contract": {"kind": "exact"},
+    "perturb": "shape",
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [65, 33], "diagonal": 0}},
         {"name": "check_rect", "role": "check", "params": {"shape": [127, 129], "diagonal": 0}},
@@ -64,8 +65,3 @@ def make_inputs(workload, dtype, generator):
     else:
         x = inputs.with_outliers(x, generator, fraction=1e-2, magnitude=1000.0).to(inputs.torch_dtype(dtype))
     return {"input": inputs.layout(x, p.get("layout", "contiguous")), "diagonal": p["diagonal"]}
-
-
-def perturb(workload, rng):
-    # Odd sizes near the published ones (never more elements); the offset and layout stay.
-    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}

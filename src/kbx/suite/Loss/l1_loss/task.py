@@ -18,7 +18,7 @@ reference by at most one fp16 ulp of the total (about half the tolerance).
 
 import torch.nn.functional as F
 
-from kbx.tasks import inputs, sizes
+from kbx.tasks import inputs
 
 TASK = {
     "name": "l1_loss",
@@ -30,6 +30,7 @@ TASK = {
                   "nuclear_norm", "dist", "pairwise_distance", "cdist", "huber_loss", "smooth_l1_loss", "mse_loss",
                   "matmul", "mm", "mv", "dot", "einsum", "@"],
     "contract": {"kind": "allclose"},
+    "perturb": "shape",
     "workloads": [
         {"name": "smoke_mean", "role": "smoke", "params": {"shape": [16, 200], "reduction": "mean"}},
         {"name": "smoke_sum", "role": "smoke", "params": {"shape": [1000], "reduction": "sum"}},
@@ -61,8 +62,3 @@ def make_inputs(workload, dtype, generator):
     y = inputs.randn(p["shape"], dtype, generator, scale=1.0)
     layout = p.get("layout", "contiguous")
     return {"input": inputs.layout(x, layout), "target": inputs.layout(y, layout), "reduction": p["reduction"]}
-
-
-def perturb(workload, rng):
-    # Odd sizes near the published ones (never more elements); the reduction and layout stay.
-    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}

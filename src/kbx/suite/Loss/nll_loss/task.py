@@ -21,7 +21,7 @@ tolerance and 40% of the bf16 one (one bf16 rounding of the 0-d result).
 import torch
 import torch.nn.functional as F
 
-from kbx.tasks import inputs, sizes, work
+from kbx.tasks import inputs, work
 
 TASK = {
     "name": "nll_loss",
@@ -33,6 +33,7 @@ TASK = {
                   "embedding", "one_hot", "scatter", "scatter_add", "index_add", "sum", "nansum", "mean", "nanmean",
                   "bincount", "matmul", "mm", "mv", "dot", "einsum", "@", "masked_select", "where"],
     "contract": {"kind": "allclose"},
+    "perturb": "shape",
     "workloads": [
         {"name": "smoke_mean", "role": "smoke",
          "params": {"shape": [64, 10], "weighted": False, "ignore_index": -100, "reduction": "mean"}},
@@ -94,8 +95,3 @@ def make_inputs(workload, dtype, generator):
     weight = inputs.uniform([n_classes], 0.2, 3.0, dtype, generator) if p["weighted"] else None
     return {"input": x, "target": target, "weight": weight, "ignore_index": p["ignore_index"],
             "reduction": p["reduction"]}
-
-
-def perturb(workload, rng):
-    # Odd sizes near the published ones (never more elements); weights, ignore index, reduction and layout stay.
-    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}

@@ -15,7 +15,7 @@ negative zeros, +-inf and NaN, in contiguous and non-contiguous layouts.
 
 import torch
 
-from kbx.tasks import inputs, sizes
+from kbx.tasks import inputs
 
 TASK = {
     "name": "clamp",
@@ -26,6 +26,7 @@ TASK = {
     "forbidden": ["clamp", "clip", "clamp_min", "clamp_max", "hardtanh", "relu", "relu6", "threshold", "maximum",
                   "minimum", "fmax", "fmin", "max", "min", "where", "masked_fill", "masked_scatter"],
     "contract": {"kind": "exact"},
+    "perturb": "shape",
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [1000], "min": -0.5, "max": 0.5}},
         {"name": "check_tail", "role": "check", "params": {"shape": [4097], "min": -1.3, "max": 2.7}},
@@ -62,8 +63,3 @@ def with_specials(x, pick, values, share=1e-3):
         hit = (pick >= 1.0 - share * (i + 1)) & (pick < 1.0 - share * i)
         x = torch.where(hit, torch.full_like(x, value), x)
     return x
-
-
-def perturb(workload, rng):
-    # Odd sizes near the published ones (never more elements); the bounds and layout stay.
-    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}

@@ -14,7 +14,7 @@ textbook approximations.
 
 import torch
 
-from kbx.tasks import inputs, sizes
+from kbx.tasks import inputs
 
 TASK = {
     "name": "erf",
@@ -24,6 +24,7 @@ TASK = {
     "dtypes": ["float32", "bfloat16", "float16"],
     "forbidden": ["erf", "erfc", "erfcx", "ndtr", "log_ndtr", "gelu"],
     "contract": {"kind": "allclose"},
+    "perturb": "shape",
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [1000]}},
         {"name": "check_tail", "role": "check", "params": {"shape": [4097]}},
@@ -49,8 +50,3 @@ def make_inputs(workload, dtype, generator):
     x = torch.where((pick >= 0.1) & (pick < 0.25), wide, x)
     x = inputs.with_outliers(x, generator, fraction=1e-2, magnitude=10.0)
     return {"input": inputs.layout(x, p.get("layout", "contiguous"))}
-
-
-def perturb(workload, rng):
-    # Odd sizes near the published ones (never more elements); every other parameter stays.
-    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}

@@ -16,7 +16,7 @@ tens-ties 10 k + 5; in contiguous and non-contiguous layouts.
 
 import torch
 
-from kbx.tasks import inputs, sizes
+from kbx.tasks import inputs
 
 TASK = {
     "name": "round",
@@ -27,6 +27,7 @@ TASK = {
     "forbidden": ["round", "rint", "nearbyint", "floor", "ceil", "trunc", "fix", "frac", "fmod", "remainder",
                   "floor_divide", "special_round"],
     "contract": {"kind": "exact"},
+    "perturb": "shape",
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [1000]}},
         {"name": "check_tail", "role": "check", "params": {"shape": [4097]}},
@@ -82,8 +83,3 @@ def with_specials(x, pick, values, share=1e-3):
         hit = (pick >= 1.0 - share * (i + 1)) & (pick < 1.0 - share * i)
         x = torch.where(hit, torch.full_like(x, value), x)
     return x
-
-
-def perturb(workload, rng):
-    # Odd sizes near the published ones (never more elements); decimals and layout stay.
-    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}

@@ -13,7 +13,7 @@ and NaN, in contiguous and non-contiguous layouts.
 
 import torch
 
-from kbx.tasks import inputs, sizes
+from kbx.tasks import inputs
 
 TASK = {
     "name": "sign",
@@ -23,6 +23,7 @@ TASK = {
     "dtypes": ["float32", "bfloat16"],
     "forbidden": ["sign", "sgn", "signbit", "copysign", "heaviside"],
     "contract": {"kind": "exact"},
+    "perturb": "shape",
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [1000]}},
         {"name": "check_tail", "role": "check", "params": {"shape": [4097]}},
@@ -56,8 +57,3 @@ def with_specials(x, pick, values, share=1e-3):
         hit = (pick >= 1.0 - share * (i + 1)) & (pick < 1.0 - share * i)
         x = torch.where(hit, torch.full_like(x, value), x)
     return x
-
-
-def perturb(workload, rng):
-    # Odd sizes near the published ones (never more elements); every other parameter stays.
-    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}

@@ -19,7 +19,7 @@ import math
 
 import torch
 
-from kbx.tasks import inputs, sizes
+from kbx.tasks import inputs
 
 TASK = {
     "name": "sin",
@@ -29,6 +29,7 @@ TASK = {
     "dtypes": ["float32", "bfloat16"],
     "forbidden": ["sin", "cos", "sinc", "sinh", "tan", "sinpi", "cospi", "polar", "stft", "fft", "rfft"],
     "contract": {"kind": "allclose"},
+    "perturb": "shape",
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [1000]}},
         {"name": "check_tail", "role": "check", "params": {"shape": [4097]}},
@@ -75,8 +76,3 @@ def with_specials(x, pick, values, share=1e-3):
         hit = (pick >= 1.0 - share * (i + 1)) & (pick < 1.0 - share * i)
         x = torch.where(hit, torch.full_like(x, value), x)
     return x
-
-
-def perturb(workload, rng):
-    # Odd sizes near the published ones (never more elements); every other parameter stays.
-    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}

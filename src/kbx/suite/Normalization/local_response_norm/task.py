@@ -19,7 +19,7 @@ Workloads cover odd and even sizes, a size larger than C, size 1, k = 2 (AlexNet
 import torch
 import torch.nn.functional as F
 
-from kbx.tasks import inputs, sizes
+from kbx.tasks import inputs
 
 TASK = {
     "name": "local_response_norm",
@@ -30,6 +30,7 @@ TASK = {
     "forbidden": ["local_response_norm", "avg_pool1d", "avg_pool2d", "avg_pool3d", "conv1d", "conv2d", "conv3d",
                   "unfold", "cumsum", "sum", "mean", "pow", "float_power", "rsqrt", "sqrt", "square", "pad"],
     "contract": {"kind": "allclose"},
+    "perturb": "shape",
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [2, 8, 5, 5], "size": 5, "scale": 50.0}},
         {"name": "smoke_3d", "role": "smoke",
@@ -79,8 +80,3 @@ def make_inputs(workload, dtype, generator):
     x = x.contiguous(memory_format=torch.channels_last) if layout == "channels_last" else inputs.layout(x, layout)
     return {"input": x, "size": p["size"], "alpha": p.get("alpha", 0.0001), "beta": p.get("beta", 0.75),
             "k": p.get("k", 1.0)}
-
-
-def perturb(workload, rng):
-    # Odd sizes near the published ones (never more elements); size, alpha, beta, k and layout stay.
-    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}

@@ -21,7 +21,7 @@ is one flat parameter of 268M fp32 elements with its state.
 
 import torch
 
-from kbx.tasks import inputs, sizes
+from kbx.tasks import inputs
 
 TASK = {
     "name": "adagrad_step",
@@ -32,6 +32,7 @@ TASK = {
     "forbidden": ["adagrad", "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
                   "addcmul", "addcdiv", "lerp", "sqrt", "rsqrt", "square", "pow"],
     "contract": {"kind": "allclose"},
+    "perturb": "shape",
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [1000], "step": 4, "grad_scale": 0.01}},
         {"name": "smoke_decay_wd", "role": "smoke",
@@ -84,8 +85,3 @@ def make_inputs(workload, dtype, generator):
         "step": step,
         **{k: p[k] for k in _HYPER if k in p},
     }
-
-
-def perturb(workload, rng):
-    # Odd sizes near the published ones (never more elements); step, hyperparameters and layouts stay.
-    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}

@@ -25,7 +25,7 @@ parameter of 201M fp32 elements with its state.
 
 import torch
 
-from kbx.tasks import inputs, sizes
+from kbx.tasks import inputs
 
 TASK = {
     "name": "adam_step",
@@ -37,6 +37,7 @@ TASK = {
     "forbidden": ["adam", "adamw", "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
                   "addcmul", "addcdiv", "lerp", "sqrt", "rsqrt", "square", "pow"],
     "contract": {"kind": "allclose"},
+    "perturb": "shape",
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [1000], "step": 3, "grad_scale": 0.01}},
         {"name": "smoke_wd_step1", "role": "smoke",
@@ -94,8 +95,3 @@ def make_inputs(workload, dtype, generator):
         "step": p["step"],
         **{k: p[k] for k in _HYPER if k in p},
     }
-
-
-def perturb(workload, rng):
-    # Odd sizes near the published ones (never more elements); step, hyperparameters and layouts stay.
-    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}

@@ -25,7 +25,7 @@ elements with its state.
 
 import torch
 
-from kbx.tasks import inputs, sizes
+from kbx.tasks import inputs
 
 TASK = {
     "name": "adamw_step",
@@ -37,6 +37,7 @@ TASK = {
     "forbidden": ["adamw", "adam", "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
                   "addcmul", "addcdiv", "lerp", "sqrt", "rsqrt", "square", "pow"],
     "contract": {"kind": "allclose"},
+    "perturb": "shape",
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [1000], "step": 2, "grad_scale": 0.01}},
         {"name": "smoke_step1", "role": "smoke",
@@ -94,8 +95,3 @@ def make_inputs(workload, dtype, generator):
         "step": p["step"],
         **{k: p[k] for k in _HYPER if k in p},
     }
-
-
-def perturb(workload, rng):
-    # Odd sizes near the published ones (never more elements); step, hyperparameters and layouts stay.
-    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}

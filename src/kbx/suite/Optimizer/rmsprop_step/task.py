@@ -19,7 +19,7 @@ outliers and exact zeros, square averages consistent with them, and positions wh
 
 import torch
 
-from kbx.tasks import inputs, sizes
+from kbx.tasks import inputs
 
 TASK = {
     "name": "rmsprop_step",
@@ -30,6 +30,7 @@ TASK = {
     "forbidden": ["rmsprop", "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
                   "addcmul", "addcdiv", "lerp", "sqrt", "rsqrt", "square", "pow"],
     "contract": {"kind": "allclose"},
+    "perturb": "shape",
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [1000], "grad_scale": 0.01}},
         {"name": "smoke_wd_tiny_grads", "role": "smoke",
@@ -76,8 +77,3 @@ def make_inputs(workload, dtype, generator):
         "square_avg": inputs.layout(square_avg, layout),
         **{k: p[k] for k in _HYPER if k in p},
     }
-
-
-def perturb(workload, rng):
-    # Odd sizes near the published ones (never more elements); hyperparameters and layouts stay.
-    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}

@@ -22,7 +22,7 @@ decay on and off, nesterov on and off, dampening, momentum = 0, the defaults, an
 
 import torch
 
-from kbx.tasks import inputs, sizes
+from kbx.tasks import inputs
 
 TASK = {
     "name": "sgd_step",
@@ -33,6 +33,7 @@ TASK = {
     "dtypes": ["float32", "bfloat16"],
     "forbidden": ["sgd", "add", "sub", "subtract", "mul", "multiply", "addcmul", "addcdiv", "lerp", "axpy"],
     "contract": {"kind": "allclose"},
+    "perturb": "shape",
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [1000]}},
         {"name": "smoke_nesterov_wd", "role": "smoke",
@@ -86,8 +87,3 @@ def make_inputs(workload, dtype, generator):
         "momentum_buffer": inputs.layout(buf, layout),
         **{k: p[k] for k in _HYPER if k in p},
     }
-
-
-def perturb(workload, rng):
-    # Odd sizes near the published ones (never more elements); hyperparameters and layouts stay.
-    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}

@@ -18,7 +18,7 @@ None in output_size, a 3-D input, and transposed, strided and channels-last (NHW
 import torch
 import torch.nn.functional as F
 
-from kbx.tasks import inputs, sizes
+from kbx.tasks import inputs
 
 TASK = {
     "name": "adaptive_avg_pool2d",
@@ -30,6 +30,7 @@ TASK = {
                   "avg_pool3d", "adaptive_max_pool2d", "interpolate", "conv2d", "unfold", "mean", "sum", "nansum",
                   "nanmean", "cumsum"],
     "contract": {"kind": "allclose"},
+    "perturb": "shape",
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [1, 3, 8, 8], "output_size": 4}},
         {"name": "smoke_uneven", "role": "smoke", "params": {"shape": [1, 2, 9, 7], "output_size": [4, 3]}},
@@ -70,8 +71,3 @@ def make_inputs(workload, dtype, generator):
     layout = p.get("layout", "contiguous")
     x = x.contiguous(memory_format=torch.channels_last) if layout == "channels_last" else inputs.layout(x, layout)
     return {"input": x, "output_size": _arg(p["output_size"])}
-
-
-def perturb(workload, rng):
-    # Odd sizes near the published ones (never more elements); output_size and layout stay.
-    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}

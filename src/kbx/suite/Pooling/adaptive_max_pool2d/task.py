@@ -20,7 +20,7 @@ transposed, strided and channels-last (NHWC memory) inputs.
 import torch
 import torch.nn.functional as F
 
-from kbx.tasks import inputs, sizes
+from kbx.tasks import inputs
 
 TASK = {
     "name": "adaptive_max_pool2d",
@@ -32,6 +32,7 @@ TASK = {
                   "max_pool3d", "fractional_max_pool2d", "unfold", "max", "amax", "maximum", "fmax", "cummax",
                   "topk", "sort", "kthvalue"],
     "contract": {"kind": "exact"},
+    "perturb": "shape",
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [1, 3, 8, 8], "output_size": 4}},
         {"name": "smoke_uneven", "role": "smoke", "params": {"shape": [1, 2, 9, 7], "output_size": [4, 3]}},
@@ -72,8 +73,3 @@ def make_inputs(workload, dtype, generator):
     layout = p.get("layout", "contiguous")
     x = x.contiguous(memory_format=torch.channels_last) if layout == "channels_last" else inputs.layout(x, layout)
     return {"input": x, "output_size": _arg(p["output_size"]), "return_indices": False}
-
-
-def perturb(workload, rng):
-    # Odd sizes near the published ones (never more elements); output_size and layout stay.
-    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}

@@ -21,7 +21,7 @@ the last dim, and negative; inputs come contiguous, transposed or strided; sizes
 
 import torch
 
-from kbx.tasks import inputs, sizes
+from kbx.tasks import inputs
 
 TASK = {
     "name": "dequantize_per_channel_int8",
@@ -32,6 +32,7 @@ TASK = {
     "forbidden": ["dequantize", "dequantize_per_channel", "fake_quantize_per_channel_affine", "int_repr",
                   "mul", "multiply", "rmul", "imul", "sub", "subtract", "rsub", "isub", "addcmul", "lerp"],
     "contract": {"kind": "exact"},
+    "perturb": "shape",
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [16, 100], "axis": 0}},
         {"name": "check_rows", "role": "check", "params": {"shape": [129, 127], "axis": 0}},
@@ -70,8 +71,3 @@ def make_inputs(workload, dtype, generator):
         "zero_points": zero_points,
         "axis": p["axis"],
     }
-
-
-def perturb(workload, rng):
-    # Odd sizes near the published ones (never more elements); axis and layout stay.
-    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}

@@ -24,7 +24,7 @@ GPU `.to(tl.float8e4nv)` after the clamp (a round-to-nearest-even conversion) sh
 
 import torch
 
-from kbx.tasks import inputs, sizes
+from kbx.tasks import inputs
 
 TASK = {
     "name": "quantize_fp8_e4m3",
@@ -35,6 +35,7 @@ TASK = {
     "forbidden": ["clamp", "clip", "clamp_min", "clamp_max", "hardtanh", "minimum", "maximum", "where",
                   "scaled_mm", "quantize_per_tensor"],
     "contract": {"kind": "exact"},
+    "perturb": "shape",
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [1000], "scale": 0.25}},
         {"name": "check_ties_tail", "role": "check", "params": {"shape": [4097], "scale": 2.0}},
@@ -85,8 +86,3 @@ def make_inputs(workload, dtype, generator):
         near = ((ulps - ulps.floor()) - 0.5).abs() < 1e-3
         x = x.masked_fill(near & (a < 448.0), 0.0)
     return {"input": inputs.layout(x, p.get("layout", "contiguous")), "scale": scale}
-
-
-def perturb(workload, rng):
-    # Odd sizes near the published ones (never more elements); scale and layout stay.
-    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}

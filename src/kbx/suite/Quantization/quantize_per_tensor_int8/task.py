@@ -24,7 +24,7 @@ which values occur).
 
 import torch
 
-from kbx.tasks import inputs, sizes
+from kbx.tasks import inputs
 
 TASK = {
     "name": "quantize_per_tensor_int8",
@@ -36,6 +36,7 @@ TASK = {
                   "quantize_per_channel", "round", "clamp", "clip", "clamp_min", "clamp_max", "hardtanh",
                   "int_repr"],
     "contract": {"kind": "exact"},
+    "perturb": "shape",
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [1000], "scale": 0.03125, "zero_point": 0}},
         {"name": "check_ties_tail", "role": "check",
@@ -84,8 +85,3 @@ def make_inputs(workload, dtype, generator):
         near = ((y64.abs() - y64.abs().floor()) - 0.5).abs() < 1e-3
         x = x.masked_fill(near, 0.0)
     return {"input": inputs.layout(x, p.get("layout", "contiguous")), "scale": scale, "zero_point": zp}
-
-
-def perturb(workload, rng):
-    # Odd sizes near the published ones (never more elements); scale, zero point and layout stay.
-    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}

@@ -31,7 +31,7 @@ than one block.
 
 import torch
 
-from kbx.tasks import inputs, sizes
+from kbx.tasks import inputs
 
 TASK = {
     "name": "quantize_per_token_int8",
@@ -46,6 +46,7 @@ TASK = {
     "contract": {"kind": "allclose",
                  "tolerance": {"float32": [0.0, 2.4e-7], "float16": [0.0, 0.0009765625],
                                "bfloat16": [0.0, 0.0078125]}},
+    "perturb": "shape",
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [16, 100], "ties": True}},
         {"name": "check_ties", "role": "check", "params": {"shape": [127, 129], "ties": True, "zero_row": True}},
@@ -100,8 +101,3 @@ def make_inputs(workload, dtype, generator):
         x[rows // 2] = 0.0
     x = x.to(inputs.torch_dtype(dtype)).reshape(shape)
     return {"input": inputs.layout(x, p.get("layout", "contiguous"))}
-
-
-def perturb(workload, rng):
-    # Odd sizes near the published ones (never more elements); ties, zero_row and layout stay.
-    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}

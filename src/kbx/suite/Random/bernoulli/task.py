@@ -36,7 +36,7 @@ import math
 
 import torch
 
-from kbx.tasks import inputs, sizes
+from kbx.tasks import inputs
 
 TASK = {
     "name": "bernoulli",
@@ -49,6 +49,7 @@ TASK = {
                   "fork_rng", "Generator"],
     "contract": {"kind": "statistical"},
     "input_ranges": {"input": [0.0, 1.0]},
+    "perturb": "shape",
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [4096]}},
         {"name": "check_tail", "role": "check", "params": {"shape": [8193]}},
@@ -81,11 +82,6 @@ def make_inputs(workload, dtype, generator):
     x = prob.to(inputs.torch_dtype(dtype)).clamp(0.0, 1.0)
     seed = int(inputs.randint(0, 2**31 - 1, [1], generator).item())
     return {"input": inputs.layout(x, p.get("layout", "contiguous")), "seed": seed}
-
-
-def perturb(workload, rng):
-    # Odd sizes near the published ones (never more elements); the layout stays.
-    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}
 
 
 # ----- the statistical contract -------------------------------------------------------------------------------

@@ -37,7 +37,7 @@ import math
 import torch
 import torch.nn.functional as F
 
-from kbx.tasks import inputs, sizes
+from kbx.tasks import inputs
 
 TASK = {
     "name": "dropout",
@@ -50,6 +50,7 @@ TASK = {
                   "randn_like", "randint", "randint_like", "bernoulli", "uniform", "normal", "random", "randperm",
                   "multinomial", "manual_seed", "fork_rng", "Generator"],
     "contract": {"kind": "statistical"},
+    "perturb": "shape",
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [4096], "p": 0.5}},
         {"name": "check_tail_p09", "role": "check", "params": {"shape": [8193], "p": 0.9}},
@@ -80,11 +81,6 @@ def make_inputs(workload, dtype, generator):
     seed = int(inputs.randint(0, 2**31 - 1, [1], generator).item())
     return {"input": inputs.layout(x, p.get("layout", "contiguous")), "p": p["p"],
             "training": p.get("training", True), "seed": seed}
-
-
-def perturb(workload, rng):
-    # Odd sizes near the published ones (never more elements); p, training and layout stay.
-    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}
 
 
 # ----- the statistical contract -------------------------------------------------------------------------------

@@ -40,7 +40,7 @@ import math
 
 import torch
 
-from kbx.tasks import inputs, sizes
+from kbx.tasks import inputs
 
 TASK = {
     "name": "normal_like",
@@ -53,6 +53,7 @@ TASK = {
                   "exponential", "manual_seed", "fork_rng", "Generator", "erfinv", "ndtri", "log", "cos", "sin",
                   "sqrt"],
     "contract": {"kind": "statistical"},
+    "perturb": "shape",
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [4096]}},
         {"name": "check_tail_std", "role": "check", "params": {"shape": [8193], "mean": 0.0, "std": 2.5}},
@@ -79,11 +80,6 @@ def make_inputs(workload, dtype, generator):
     x = inputs.layout(inputs.randn(p["shape"], dtype, generator, scale=3.0), p.get("layout", "contiguous"))
     seed = int(inputs.randint(0, 2**31 - 1, [1], generator).item())
     return {"input": x, "mean": p.get("mean", 0.0), "std": p.get("std", 1.0), "seed": seed}
-
-
-def perturb(workload, rng):
-    # Odd sizes near the published ones (never more elements); mean, std and layout stay.
-    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}
 
 
 # ----- the statistical contract -------------------------------------------------------------------------------

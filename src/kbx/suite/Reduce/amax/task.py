@@ -16,7 +16,7 @@ propagation is not exercised.
 
 import torch
 
-from kbx.tasks import inputs, sizes
+from kbx.tasks import inputs
 
 TASK = {
     "name": "amax",
@@ -29,6 +29,7 @@ TASK = {
                   "kthvalue", "msort", "argmax", "cummax", "logcumsumexp", "quantile", "nanquantile", "median",
                   "nanmedian", "norm", "vector_norm"],
     "contract": {"kind": "exact"},
+    "perturb": "shape",
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [16, 200], "dim": -1}},
         {"name": "smoke_all", "role": "smoke", "params": {"shape": [33, 65], "dim": []}},
@@ -70,8 +71,3 @@ def make_inputs(workload, dtype, generator):
     x = inputs.layout(x.to(inputs.torch_dtype(dtype)), p.get("layout", "contiguous"))
     dim = p["dim"] if isinstance(p["dim"], int) else tuple(p["dim"])
     return {"input": x, "dim": dim, "keepdim": p.get("keepdim", False)}
-
-
-def perturb(workload, rng):
-    # Odd sizes near the published ones (never more elements); dim, keepdim and layout stay.
-    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}

@@ -19,7 +19,7 @@ is not exercised.
 
 import torch
 
-from kbx.tasks import inputs, sizes
+from kbx.tasks import inputs
 
 TASK = {
     "name": "argmax",
@@ -29,6 +29,7 @@ TASK = {
     "dtypes": ["float32", "float16", "bfloat16"],
     "forbidden": ["argmax", "argmin", "max", "min", "topk", "sort", "argsort", "kthvalue"],
     "contract": {"kind": "exact"},
+    "perturb": "shape",
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [16, 100], "dim": -1}},
         {"name": "smoke_dim0_keepdim", "role": "smoke",
@@ -86,8 +87,3 @@ def _late_peak(x, dim, generator):
     index = late.to(torch.int64).clamp(0, length - 1)[:, None]
     slices.scatter_(1, index, slices.max(dim=1, keepdim=True).values + 1)
     return slices.reshape(moved.shape).movedim(-1, dim)
-
-
-def perturb(workload, rng):
-    # Odd sizes near the published ones (never more elements); dim, keepdim and layout stay.
-    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}

@@ -15,7 +15,7 @@ columns, strided inputs, with lengths that straddle block sizes (127, 129, 4097)
 
 import torch
 
-from kbx.tasks import inputs, sizes
+from kbx.tasks import inputs
 
 TASK = {
     "name": "count_nonzero",
@@ -28,6 +28,7 @@ TASK = {
                   "equal", "logical_not", "bool", "sign", "signbit", "norm", "vector_norm", "matmul", "mm", "mv",
                   "dot", "einsum", "@"],
     "contract": {"kind": "exact"},
+    "perturb": "shape",
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [16, 200], "dim": -1}},
         {"name": "smoke_all", "role": "smoke", "params": {"shape": [33, 65], "dim": None}},
@@ -62,8 +63,3 @@ def make_inputs(workload, dtype, generator):
     x = x.to(inputs.torch_dtype(dtype)) if dtype != "bool" else x != 0
     dim = tuple(p["dim"]) if isinstance(p["dim"], list) else p["dim"]
     return {"input": inputs.layout(x, p.get("layout", "contiguous")), "dim": dim}
-
-
-def perturb(workload, rng):
-    # Odd sizes near the published ones (never more elements); dim and layout stay.
-    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}

@@ -19,7 +19,7 @@ most 25% of the fp32 tolerance (the ord-1 sum of 4097 magnitudes, about 3700, is
 
 import torch
 
-from kbx.tasks import inputs, sizes
+from kbx.tasks import inputs
 
 TASK = {
     "name": "vector_norm",
@@ -32,6 +32,7 @@ TASK = {
                   "abs", "absolute", "square", "pow", "sqrt", "rsqrt", "hypot", "dot", "vdot", "inner", "matmul",
                   "mm", "mv", "bmm", "einsum", "tensordot", "@", "cumsum", "var", "std"],
     "contract": {"kind": "allclose"},
+    "perturb": "shape",
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [16, 200], "ord": 2, "dim": -1}},
         {"name": "smoke_all_inf", "role": "smoke", "params": {"shape": [33, 65], "ord": "inf", "dim": None}},
@@ -72,8 +73,3 @@ def make_inputs(workload, dtype, generator):
     dim = tuple(p["dim"]) if isinstance(p["dim"], list) else p["dim"]
     ord = float("inf") if p["ord"] == "inf" else p["ord"]
     return {"x": x, "ord": ord, "dim": dim, "keepdim": p.get("keepdim", False)}
-
-
-def perturb(workload, rng):
-    # Odd sizes near the published ones (never more elements); ord, dim, keepdim and layout stay.
-    return {**workload.params, "shape": sizes.shape_near(rng, workload.params["shape"])}
