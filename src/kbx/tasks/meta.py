@@ -17,7 +17,7 @@ from typing import Any
 
 from kbx import syntax
 from kbx.errors import TaskError
-from kbx.tasks import sizes
+from kbx.tasks import presets, sizes
 from kbx.tasks.spec import (
     CATEGORIES,
     CONTRACT_KINDS,
@@ -261,8 +261,13 @@ class _Reader:
         return tuple(dtypes)
 
     def _workloads(self, raw: object) -> tuple[Workload, ...]:
+        if isinstance(raw, str):  # a named preset (kbx.tasks.presets)
+            preset = presets.workload_list(raw)
+            if preset is None:
+                raise self.fail(f"workloads names no preset: {raw!r} (presets: {', '.join(presets.PRESETS)})")
+            raw = preset
         if not isinstance(raw, list):
-            raise self.fail("workloads must be a list")
+            raise self.fail("workloads must be a list, or the name of a preset")
         workloads = []
         for i, item in enumerate(raw):
             if not isinstance(item, dict) or not {"name", "role"} <= item.keys():

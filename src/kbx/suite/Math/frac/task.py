@@ -27,13 +27,7 @@ TASK = {
                   "floor_divide"],
     "contract": {"kind": "exact"},
     "perturb": "shape",
-    "workloads": [
-        {"name": "smoke", "role": "smoke", "params": {"shape": [1000]}},
-        {"name": "check_tail", "role": "check", "params": {"shape": [4097]}},
-        {"name": "check_2d_t", "role": "check", "params": {"shape": [129, 127], "layout": "transposed"}},
-        {"name": "check_3d_strided", "role": "check", "params": {"shape": [3, 33, 65], "layout": "strided"}},
-        {"name": "bench", "role": "bench", "params": {"shape": [24576, 32768]}},
-    ],
+    "workloads": "elementwise",
 }
 
 
