@@ -176,3 +176,16 @@ def test_malformed_perturb_names_file_and_problem(task_copy, old, new, problem):
         read_task(task_copy)
     assert str(task_copy / "task.py") in str(info.value) and problem in str(info.value)
     assert "\n" not in str(info.value)
+
+
+def test_a_workload_preset_expands_to_its_list_and_an_unknown_one_is_refused(tmp_path):
+    from kbx.tasks.presets import PRESETS
+
+    exp = read_task(default_suite_root() / "Math" / "exp")
+    assert [(w.name, w.role, dict(w.params)) for w in exp.workloads] == [
+        (w["name"], w["role"], w["params"]) for w in PRESETS["elementwise"]]
+    folder = tmp_path / "Math" / "exp"
+    shutil.copytree(default_suite_root() / "Math" / "exp", folder)
+    corrupt(folder, '"workloads": "elementwise"', '"workloads": "elementwize"')
+    with pytest.raises(TaskError, match="names no preset: 'elementwize'"):
+        read_task(folder)
