@@ -32,11 +32,10 @@ values within 0.01 of 0 and of 1 (10% each), where a rate error is easiest to hi
 layouts are contiguous, transposed and strided.
 """
 
-import math
 
 import torch
 
-from kbx.tasks import inputs
+from kbx.tasks import inputs, randomness
 
 TASK = {
     "name": "bernoulli",
@@ -120,56 +119,13 @@ def check_outputs(outputs, inputs, expected, workload, dtype):
         return f"{wrong_zero} outputs are nonzero where p = 0, {wrong_one} are not 1 where p = 1"
     bounds = (0.0, *_EDGES, 1.0)
     for k in range(buckets):
-        slack = _bernstein(float(variances[k]), 1.0, _DELTA)
+        slack = randomness.bernstein(float(variances[k]), 1.0, _DELTA)
         if abs(float(ones[k] - means[k])) > slack:
             return (f"{float(ones[k]):.0f} ones where {bounds[k]} < p < {bounds[k + 1]}, expected "
                     f"{float(means[k]):.1f} +- {slack:.1f} ({abs(float(ones[k] - means[k])) / slack:.1f}x the bound)")
-    for order, (o, p) in _orders(out, x):
+    for order, (o, p) in randomness.orders(x, out, x, prefix=_PREFIX):
         p = p.double()
-        why = _serial_dependence(o.double() - p, p * (1 - p), 1.0)
+        why = randomness.serial_dependence(o.double() - p, p * (1 - p), 1.0, prefix=_PREFIX, delta=_DELTA)
         if why:
             return f"the samples are serially dependent ({order} order): {why}"
     return None
-
-
-def _bernstein(variance, bound, delta):
-    """t with P(|S - E S| >= t) <= delta, for S a sum of independent terms within `bound` of their means and of
-    total `variance` (Bernstein's inequality solved for t)."""
-    log = math.log(2.0 / delta)
-    return bound * log / 3.0 + math.sqrt((bound * log / 3.0) ** 2 + 2.0 * variance * log)
-
-
-def _orders(out, x):
-    """(name, (out, x)): the first `_PREFIX` elements in the logical order and, where it differs, in the input's
-    memory order (a kernel may walk either)."""
-    yield "logical", (out.reshape(-1)[:_PREFIX], x.reshape(-1)[:_PREFIX])
-    dims = sorted(range(x.dim()), key=lambda d: -x.stride(d))
-    if dims != list(range(x.dim())):
-        yield "memory", (out.permute(dims).reshape(-1)[:_PREFIX], x.permute(dims).reshape(-1)[:_PREFIX])
-
-
-def _serial_dependence(y, v, bound):
-    """Why the centred values y (independent under the null, variances v, |y| <= bound) look serially dependent,
-    or None: for each lag L, C_L = sum_i y_i y_{i+L} splits into two sums of independent terms (pairs whose first
-    index lies in even / odd stretches of L), each bounded by Bernstein at 1e-9 / (2 lags) for half the variance
-    W_L = sum_i v_i v_{i+L}."""
-    m = min(y.numel(), _PREFIX)
-    if m < 4:
-        return None
-    lags = m // 2
-    size = 1 << (2 * m - 1).bit_length()
-
-    def autocorrelation(a):
-        f = torch.fft.rfft(a[:m].double(), n=size)
-        return torch.fft.irfft(f * f.conj(), n=size)[1:lags + 1]
-
-    c, w = autocorrelation(y), autocorrelation(v).clamp_min(0.0)
-    log = math.log(2.0 * 2 * lags / (10 * _DELTA))
-    b = bound * bound * log / 3.0
-    limit = 2.0 * (b + torch.sqrt(b * b + 2.0 * (w / 2.0) * log))
-    ratio = c.abs() / limit
-    worst = int(ratio.argmax())
-    if float(ratio[worst]) <= 1.0:
-        return None
-    return (f"lag {worst + 1}: sum of products {float(c[worst]):.4g}, bound {float(limit[worst]):.4g} "
-            f"({float(ratio[worst]):.1f}x)")

@@ -32,12 +32,11 @@ Inputs are normal values with an offset and outliers (never exactly 0); p covers
 training=False; layouts are contiguous, transposed and strided. The seed is drawn with the inputs.
 """
 
-import math
 
 import torch
 import torch.nn.functional as F
 
-from kbx.tasks import inputs
+from kbx.tasks import inputs, randomness
 
 TASK = {
     "name": "dropout",
@@ -124,56 +123,14 @@ def check_outputs(outputs, inputs, expected, workload, dtype):
                 f"(to {rtol:.2g} relative)")
     if n == 0:
         return None
-    slack = _bernstein(n * p * keep_p, 1.0, _DELTA)
+    slack = randomness.bernstein(n * p * keep_p, 1.0, _DELTA)
     if abs(kept - n * keep_p) > slack:
         return (f"kept {kept} of {n} elements ({kept / n:.4f}); a keep rate of 1 - p = {keep_p:.4f} allows "
                 f"{n * keep_p:.0f} +- {slack:.0f}")
-    for order, (o, xs) in _orders(out, x):
+    for order, (o, xs) in randomness.orders(x, out, x, prefix=_PREFIX):
         nonzero = (xs != 0).double()
-        why = _serial_dependence(((o != 0).double() - keep_p) * nonzero, nonzero * (p * keep_p), max(p, keep_p))
+        why = randomness.serial_dependence(((o != 0).double() - keep_p) * nonzero, nonzero * (p * keep_p),
+                                           max(p, keep_p), prefix=_PREFIX, delta=_DELTA)
         if why:
             return f"the kept/dropped mask is serially dependent ({order} order): {why}"
     return None
-
-
-def _bernstein(variance, bound, delta):
-    """t with P(|S - E S| >= t) <= delta, for S a sum of independent terms within `bound` of their means and of
-    total `variance` (Bernstein's inequality solved for t)."""
-    log = math.log(2.0 / delta)
-    return bound * log / 3.0 + math.sqrt((bound * log / 3.0) ** 2 + 2.0 * variance * log)
-
-
-def _orders(out, x):
-    """(name, (out, x)): the first `_PREFIX` elements in the logical order and, where it differs, in the input's
-    memory order (a kernel may walk either)."""
-    yield "logical", (out.reshape(-1)[:_PREFIX], x.reshape(-1)[:_PREFIX])
-    dims = sorted(range(x.dim()), key=lambda d: -x.stride(d))
-    if dims != list(range(x.dim())):
-        yield "memory", (out.permute(dims).reshape(-1)[:_PREFIX], x.permute(dims).reshape(-1)[:_PREFIX])
-
-
-def _serial_dependence(y, v, bound):
-    """Why the centred values y (independent under the null, variances v, |y| <= bound) look serially dependent,
-    or None: for each lag L, C_L = sum_i y_i y_{i+L} splits into two sums of independent terms (pairs whose first
-    index lies in even / odd stretches of L), each bounded by Bernstein at 1e-9 / (2 lags) for half the variance
-    W_L = sum_i v_i v_{i+L}."""
-    m = min(y.numel(), _PREFIX)
-    if m < 4:
-        return None
-    lags = m // 2
-    size = 1 << (2 * m - 1).bit_length()
-
-    def autocorrelation(a):
-        f = torch.fft.rfft(a[:m].double(), n=size)
-        return torch.fft.irfft(f * f.conj(), n=size)[1:lags + 1]
-
-    c, w = autocorrelation(y), autocorrelation(v).clamp_min(0.0)
-    log = math.log(2.0 * 2 * lags / (10 * _DELTA))
-    b = bound * bound * log / 3.0
-    limit = 2.0 * (b + torch.sqrt(b * b + 2.0 * (w / 2.0) * log))
-    ratio = c.abs() / limit
-    worst = int(ratio.argmax())
-    if float(ratio[worst]) <= 1.0:
-        return None
-    return (f"lag {worst + 1}: sum of products {float(c[worst]):.4g}, bound {float(limit[worst]):.4g} "
-            f"({float(ratio[worst]):.1f}x)")

@@ -40,7 +40,7 @@ import math
 
 import torch
 
-from kbx.tasks import inputs
+from kbx.tasks import inputs, randomness
 
 TASK = {
     "name": "normal_like",
@@ -134,45 +134,9 @@ def check_outputs(outputs, inputs, expected, workload, dtype):
         return (f"Kolmogorov-Smirnov distance to N({mean:g}, {std:g}^2) is {distance:.4g} > {ks:.4g} "
                 f"(at {mean + std * float(grid[worst]):.4g}: empirical CDF {float(ecdf[worst]):.4f}, "
                 f"normal {float(cdf[worst]):.4f})")
-    for order, o in _orders(out, x):
+    for order, (o,) in randomness.orders(x, out, prefix=_PREFIX):
         y = torch.special.ndtr((o.double() - mean) / std) - 0.5
-        why = _serial_dependence(y, torch.full_like(y, 1.0 / 12.0), 0.5)
+        why = randomness.serial_dependence(y, torch.full_like(y, 1.0 / 12.0), 0.5, prefix=_PREFIX, delta=_DELTA)
         if why:
             return f"the samples are serially dependent ({order} order): {why}"
     return None
-
-
-def _orders(out, x):
-    """(name, out): the first `_PREFIX` elements in the logical order and, where it differs, in the input's
-    memory order (a kernel may walk either)."""
-    yield "logical", out.reshape(-1)[:_PREFIX]
-    dims = sorted(range(x.dim()), key=lambda d: -x.stride(d))
-    if dims != list(range(x.dim())):
-        yield "memory", out.permute(dims).reshape(-1)[:_PREFIX]
-
-
-def _serial_dependence(y, v, bound):
-    """Why the centred values y (independent under the null, variances v, |y| <= bound) look serially dependent,
-    or None: for each lag L, C_L = sum_i y_i y_{i+L} splits into two sums of independent terms (pairs whose first
-    index lies in even / odd stretches of L), each bounded by Bernstein at 1e-9 / (2 lags) for half the variance
-    W_L = sum_i v_i v_{i+L}."""
-    m = min(y.numel(), _PREFIX)
-    if m < 4:
-        return None
-    lags = m // 2
-    size = 1 << (2 * m - 1).bit_length()
-
-    def autocorrelation(a):
-        f = torch.fft.rfft(a[:m].double(), n=size)
-        return torch.fft.irfft(f * f.conj(), n=size)[1:lags + 1]
-
-    c, w = autocorrelation(y), autocorrelation(v).clamp_min(0.0)
-    log = math.log(2.0 * 2 * lags / (10 * _DELTA))
-    b = bound * bound * log / 3.0
-    limit = 2.0 * (b + torch.sqrt(b * b + 2.0 * (w / 2.0) * log))
-    ratio = c.abs() / limit
-    worst = int(ratio.argmax())
-    if float(ratio[worst]) <= 1.0:
-        return None
-    return (f"lag {worst + 1}: sum of products {float(c[worst]):.4g}, bound {float(limit[worst]):.4g} "
-            f"({float(ratio[worst]):.1f}x)")
