@@ -155,7 +155,9 @@ def test_a_run_that_evaluated_nothing_does_not_exit_0(tmp_path):
     (tmp_path / "empty").mkdir()
     malformed = tmp_path / "replies.jsonl"
     malformed.write_text('{"no task": 1}\nnot json\n')
-    for source in (tmp_path / "empty", malformed):
+    mystery = tmp_path / "mystery.py"  # no task of that name, and no task named in it
+    mystery.write_text("def f(x):\n    return x\n")
+    for source in (tmp_path / "empty", malformed, mystery):
         result = kbx("eval", str(source), "--device", "cpu", "--out", str(tmp_path / source.stem),
                      "--store", str(tmp_path / "kbx.db"))
         assert result.returncode == 1, result.stderr[-2000:]

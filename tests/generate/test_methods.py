@@ -138,3 +138,13 @@ def test_generation_flags_are_checked(tmp_path):
         run_method("oneshot", RunOptions(out_dir=tmp_path, device="cpu", tasks=("relu",),
                                          generation=GenerationSettings("replay:x.jsonl", samples=2)), progress=None)
     assert Path(tmp_path).exists()
+
+
+def test_a_run_whose_every_request_is_refused_evaluated_nothing_and_says_so(server, tmp_path, capsys):
+    """HTTP 400 for every request (a setting the model refuses): each chain ends, nothing is evaluated, and the run
+    does not exit 0."""
+    server({"relu": [Refusal(400)]})
+    code = main(["run", "--method", "oneshot", "--model", "openai:scripted", "--tasks", "relu", "--device", "cpu",
+                 "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert code == 1 and "the run evaluated nothing" in err, err[-2000:]
