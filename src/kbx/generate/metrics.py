@@ -1,11 +1,11 @@
-"""pass@k of a sample run's rows, for its run.json (the estimator itself is `kbx.analysis.metrics.pass_at_k`)."""
+"""pass@k of a sample run's rows, for its run.json (the estimator itself is `kbx.ranking.pass_at_k`)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from kbx.analysis.metrics import pass_at_k
+from kbx.ranking import pass_at_k
 
 
 def pass_at_k_by_task(rows: Iterable[Mapping[str, Any]], k: int) -> dict[str, float]:
