@@ -5,38 +5,38 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from kbx.candidates.source import Candidate
 from kbx.generate.http import HttpClient
 from kbx.generate.methods import Session
 from kbx.generate.providers import Throttled, open_provider
+from kbx.generate.records import RunRecords, StoredGenerations
 from kbx.generate.settings import GenerationSettings
-from kbx.store.db import Store
 from kbx.tasks.spec import Task
 
 if TYPE_CHECKING:
     from kbx.methods.registry import Method
 
-RunFunction = Callable[[Callable[[Task, Candidate], dict[str, Any]], Store, str, "str | None", int], dict[str, Any]]
+Evaluate = Callable[[Task, Candidate], dict[str, Any]]
+RunFunction = Callable[[Evaluate, RunRecords, str, "str | None", int], dict[str, Any]]
 
 
 def generating_run(
-    method: Method, settings: GenerationSettings, tasks: Sequence[Task], suite: Sequence[Task], store: Path | None,
-    progress: TextIO | None = sys.stderr,
+    method: Method, settings: GenerationSettings, tasks: Sequence[Task], suite: Sequence[Task],
+    stored: StoredGenerations | None = None, progress: TextIO | None = sys.stderr,
 ) -> tuple[RunFunction, tuple[str, ...], int]:
     """(the function the runner calls with its evaluate callable, the task names, the evaluations planned at most).
     `settings` are the method's own (`Method.settings`: defaults filled in)."""
     client = HttpClient(timeout_s=settings.request_timeout_s)
-    provider = Throttled(open_provider(settings.model, client, store), settings.concurrency)
+    provider = Throttled(open_provider(settings.model, client, stored), settings.concurrency)
     by_name = {t.name: t for t in suite}
 
     def say(line: str) -> None:
         if progress is not None:
             print(line, file=progress, flush=True)
 
-    def run(evaluate: Callable[[Task, Candidate], dict[str, Any]], opened: Store, run_id: str, gpu: str | None,
+    def run(evaluate: Evaluate, opened: RunRecords, run_id: str, gpu: str | None,
             slots: int) -> dict[str, Any]:
         session = Session(method, settings, provider, evaluate, opened, run_id, by_name, gpu, say)
         outcomes = session.run(tasks, slots)

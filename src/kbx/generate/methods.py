@@ -26,9 +26,9 @@ from kbx.generate.feedback import feedback
 from kbx.generate.http import ProviderError
 from kbx.generate.prompts import task_prompt
 from kbx.generate.providers import Key, Message, Provider, Reply, Request, Usage
+from kbx.generate.records import RunRecords
 from kbx.generate.settings import GenerationSettings
 from kbx.ranking import rank
-from kbx.store.db import Store
 from kbx.tasks.spec import Task
 
 if TYPE_CHECKING:
@@ -123,7 +123,7 @@ class Session:
     """One generating run: a provider, an evaluate callable, and what the store already holds of the run."""
 
     def __init__(self, method: Method, settings: GenerationSettings, provider: Provider, evaluate: Evaluate,
-                 store: Store, run_id: str, suite: Mapping[str, Task], target: str | None,
+                 store: RunRecords, run_id: str, suite: Mapping[str, Task], target: str | None,
                  say: Callable[[str], None] = lambda line: None) -> None:
         self.method, self.settings, self.provider, self.evaluate = method, settings, provider, evaluate
         self.store, self.run_id, self.suite, self.target, self.say = store, run_id, suite, target, say

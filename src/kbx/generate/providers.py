@@ -20,6 +20,7 @@ from typing import Any, Protocol
 from kbx.errors import KbxError
 from kbx.generate.http import HttpClient, ProviderError
 from kbx.generate.pricing import Prices
+from kbx.generate.records import StoredGenerations
 
 
 @dataclass(frozen=True)
@@ -208,35 +209,33 @@ def replay_records(path: Path) -> dict[Key, dict[str, Any]]:
     return records
 
 
-ProviderFactory = Callable[[str, HttpClient, Path | None], Provider]
+ProviderFactory = Callable[[str, HttpClient, "StoredGenerations | None"], Provider]
 
 
-def _replay(target: str, client: HttpClient, store: Path | None) -> Provider:
+def _replay(target: str, client: HttpClient, stored: StoredGenerations | None) -> Provider:
     if target.startswith("run:"):
-        from kbx.store.db import Store
-
-        with Store(store) as opened:
-            run_id = opened.run(target[4:]).run_id
-            records = {Key(g["task"], g["sample"], g["iteration"]): {**g, "response": g["reply"]}
-                       for g in opened.generations(run_id)}
+        if stored is None:
+            raise KbxError("replay:run:RUN reads a stored run: only a run (kbx run, kbx.run) can open the store")
+        run_id, generations = stored(target[4:])
+        records = {Key(g["task"], g["sample"], g["iteration"]): {**g, "response": g["reply"]} for g in generations}
         return ReplayProvider(f"run:{run_id}", records)
     return ReplayProvider(target, replay_records(Path(target)))
 
 
 PROVIDERS: dict[str, ProviderFactory] = {
-    "openai": lambda model, client, store: OpenAIProvider(model, client),
-    "anthropic": lambda model, client, store: AnthropicProvider(model, client),
+    "openai": lambda model, client, stored: OpenAIProvider(model, client),
+    "anthropic": lambda model, client, stored: AnthropicProvider(model, client),
     "replay": _replay,
 }
 """Provider kinds by the prefix of `--model KIND:MODEL`."""
 
 
-def open_provider(spec: str, client: HttpClient | None = None, store: Path | None = None) -> Provider:
+def open_provider(spec: str, client: HttpClient | None = None, stored: StoredGenerations | None = None) -> Provider:
     """The provider `spec` names (`KIND:MODEL`), configured from the environment."""
     kind, _, model = spec.partition(":")
     if kind not in PROVIDERS or not model:
         raise KbxError(f"--model {spec!r}: expected KIND:MODEL with KIND one of {', '.join(PROVIDERS)}")
-    return PROVIDERS[kind](model, client or HttpClient(), store)
+    return PROVIDERS[kind](model, client or HttpClient(), stored)
 
 
 class Throttled:

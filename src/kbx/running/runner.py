@@ -116,9 +116,21 @@ def run_method(method: str, options: RunOptions, progress: TextIO | None = sys.s
         return _run(chosen.candidates(tasks), [], {"method": method}, options, progress)
     from kbx.generate.drive import generating_run
 
-    drive, names, planned = generating_run(chosen, generation, tasks, suite, options.store, progress)
+    drive, names, planned = generating_run(chosen, generation, tasks, suite, _stored_generations(options.store),
+                                           progress)
     return _run([], [], {"method": method}, replace(options, model=generation.model, generation=generation),
                 progress, Generating(drive, names, planned))
+
+
+def _stored_generations(path: Path | None) -> Callable[[str], tuple[str, list[dict[str, Any]]]]:
+    """Reads another stored run's model calls, for `--model replay:run:RUN` (`kbx.generate.records`)."""
+
+    def read(run: str) -> tuple[str, list[dict[str, Any]]]:
+        with Store(path) as store:
+            run_id = store.run(run).run_id
+            return run_id, store.generations(run_id)
+
+    return read
 
 
 def resume_run(run_id: str, options: RunOptions, progress: TextIO | None = sys.stderr) -> RunResult:
