@@ -19,8 +19,8 @@ def traced(tracer: Any, inputs: dict[str, Any]) -> Any:
 
 class Handover:
     """Saves a call's outputs for the trusted worker: small ones in the job's file, large GPU ones shared as CUDA
-    descriptors (`kbx.evaluation.cuda_share`) sent ahead of the report. Each shared copy lives until the next save or
-    the end of the worker: the orchestrator has the trusted worker copy it out before it answers the report."""
+    descriptors (`kbx.evaluation.cuda_share`) sent ahead of the report. Each shared copy lives until the next
+    command arrives (`release`): the orchestrator has the trusted worker copy it out before it answers the report."""
 
     def __init__(self, channel: Any, device: str) -> None:
         self.channel, self.device = channel, device

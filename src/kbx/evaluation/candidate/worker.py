@@ -63,20 +63,19 @@ def main(argv: list[str], fds: tuple[int, int, int] | None = None) -> int:
     socket's descriptors where they are not the spec's (a worker forked by the zygote,
     `kbx.evaluation.candidate.zygote`, received them). In order: confine (`_enter`), build what watches the
     candidate (`_watchers`), import the candidate, then carry out the orchestrator's commands."""
-    from kbx.evaluation.candidate.guards import CANDIDATE_MODULE
-
     spec = json.loads(Path(argv[0]).read_text())
     Path(argv[0]).unlink(missing_ok=True)  # nothing in the job directory may tell the candidate about its job
-    channel = _Channel(*(fds or (spec["channel_fd"], spec["ack_fd"], spec["handles_fd"])))
-    entered = _enter(spec, channel)
+    entered = _enter(spec, fds)
     if entered is None:
         return 0
-    task, make_inputs = entered
+    channel, task, make_inputs = entered
     device, job_dir = spec["device"], Path(spec["job_dir"])
     watchers = _watchers(device, job_dir, channel)
     if watchers is None:
         return 0
     timer, recorder, tracer, tuning, guards = watchers
+    from kbx.evaluation.candidate.guards import CANDIDATE_MODULE  # imported before confinement (_enter)
+
     channel.send(protocol.Started(os.getpid()))
     try:
         entry = _import_candidate(Path(spec["candidate_file"]), CANDIDATE_MODULE, task.name)
@@ -96,13 +95,15 @@ def main(argv: list[str], fds: tuple[int, int, int] | None = None) -> int:
     return 0
 
 
-def _enter(spec: dict[str, Any], channel: _Channel) -> tuple[Any, Any] | None:
-    """Split off the warden, limit resources, install the audit hook, import what the session needs while kbx's
-    source is still in view, then confine this process (before CUDA initialises: the driver reads /proc, which
-    must be this PID namespace's own by then). The task and its input maker; None when confinement failed (the
-    harness's failure, not the candidate's: reported, and the orchestrator stops the run)."""
+def _enter(spec: dict[str, Any], fds: tuple[int, int, int] | None) -> tuple[_Channel, Any, Any] | None:
+    """Split off the warden, open the channel, limit resources, install the audit hook, import what the session
+    needs while kbx's source is still in view, then confine this process (before CUDA initialises: the driver reads
+    /proc, which must be this PID namespace's own by then). The channel, the task and its input maker; None when
+    confinement failed (the harness's failure, not the candidate's: reported, and the orchestrator stops the
+    run)."""
     confinement = ConfinementSpec.from_json(spec["confinement"])
     split(confinement)  # from here on, this process is PID 1 of its own namespace (the warden waits outside)
+    channel = _Channel(*(fds or (spec["channel_fd"], spec["ack_fd"], spec["handles_fd"])))
     _limit_resources(spec["limits"])
     from kbx.evaluation.candidate.audit import install_audit_hook
 
@@ -127,7 +128,7 @@ def _enter(spec: dict[str, Any], channel: _Channel) -> tuple[Any, Any] | None:
     except OSError as exc:
         channel.send(protocol.ConfinementFailed(f"could not confine itself: {type(exc).__name__}: {exc}"))
         return None
-    return task, make_inputs
+    return channel, task, make_inputs
 
 
 def _watchers(device: str, job_dir: Path, channel: _Channel) -> tuple[Any, Any, Any, Any, Any] | None:
@@ -225,6 +226,7 @@ class _Session:
         """Carry out one command; False when the worker must stop (a failure was reported)."""
         from kbx.evaluation.cases import workload_of
 
+        self.handover.release()  # a command comes only once the last outputs were judged (and copied out)
         workload = workload_of(self.task, command)
         if command.get("cmd") == "case":
             return self._case(command, workload)
