@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import queue
 import subprocess
@@ -26,7 +25,7 @@ from kbx.evaluation.orchestrator.sandbox import Limits
 from kbx.evaluation.result import Evaluation
 from kbx.generate.settings import GenerationSettings
 from kbx.running.schedule import describe, environment, longest_first, open_evaluators, run_all
-from kbx.running.writer import Writer, say
+from kbx.running.writer import Writer, phase_totals, say, write_outputs
 from kbx.store.cache import harness_version
 from kbx.store.db import RunInfo, Store
 from kbx.tasks.registry import load_suite, select
@@ -223,7 +222,7 @@ def _run(
             run_info = _run_info(run_id, config, pairs, skipped, result, setup_s, run_env, store, first.secret_seed,
                                  generating, generated, interrupted)
             result.rows = store.rows(run_id)
-            _write_outputs(options.out_dir, result.rows, run_info)
+            write_outputs(options.out_dir, result.rows, run_info)
             if interrupted:  # written before the evaluators close: their in-flight work is dropped
                 raise KeyboardInterrupt
     return result
@@ -269,7 +268,7 @@ def _run_info(
         "unjudged": result.unjudged,
         "elapsed_s": round(result.elapsed_s, 2),
         "setup_s": round(setup_s, 2),
-        "phases_s": _phase_totals(result.evaluations),
+        "phases_s": phase_totals(result.evaluations),
         "git_sha": _git_sha(),
         "harness": harness_version(),
         "store": str(store.path),
@@ -278,14 +277,6 @@ def _run_info(
         **({"generation": generated} if generated is not None else {}),
         **({"interrupted": True} if interrupted else {}),
     }
-
-
-def _write_outputs(out_dir: Path, rows: list[dict[str, Any]], run_info: dict[str, Any]) -> None:
-    """results.jsonl (every row of the run, as stored) and run.json."""
-    with open(out_dir / "results.jsonl", "w") as sink:
-        for row in rows:
-            sink.write(json.dumps(row) + "\n")
-    (out_dir / "run.json").write_text(json.dumps(run_info, indent=2) + "\n")
 
 
 @dataclass(frozen=True)
@@ -379,15 +370,6 @@ def _open_run(store: Store, resumed: RunInfo | None, evaluator: Evaluator, run_e
         environment=run_env, secret_seed=evaluator.secret_seed,
     )
     return run_id
-
-
-def _phase_totals(evaluations: list[Evaluation]) -> dict[str, float]:
-    """Seconds by phase summed over the evaluations (more than the wall time when they ran in parallel)."""
-    totals: dict[str, float] = {}
-    for evaluation in evaluations:
-        for phase, seconds in evaluation.phases.items():
-            totals[phase] = totals.get(phase, 0.0) + seconds
-    return {phase: round(seconds, 2) for phase, seconds in sorted(totals.items())}
 
 
 def _git_sha() -> str | None:

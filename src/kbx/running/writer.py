@@ -1,11 +1,14 @@
 """Recording a run's evaluations as they finish: each pair evaluated (or served from the store's cache), stored
-at once, and reported as a log line, with a status line on a terminal (`kbx.running.runner` drives it)."""
+at once, and reported as a log line, with a status line on a terminal (`kbx.running.runner` drives it); and, at
+the end, the run folder's results.jsonl and run.json (`write_outputs`)."""
 
 from __future__ import annotations
 
 import contextlib
+import json
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from threading import Lock
 from typing import Any, TextIO
 
@@ -149,3 +152,20 @@ class ProgressBar:
 def say(stream: TextIO | None, line: str) -> None:
     if stream is not None:
         print(line, file=stream, flush=True)
+
+
+def write_outputs(out_dir: Path, rows: list[dict[str, Any]], run_info: dict[str, Any]) -> None:
+    """results.jsonl (every row of the run, as stored) and run.json."""
+    with open(out_dir / "results.jsonl", "w") as sink:
+        for row in rows:
+            sink.write(json.dumps(row) + "\n")
+    (out_dir / "run.json").write_text(json.dumps(run_info, indent=2) + "\n")
+
+
+def phase_totals(evaluations: list[Evaluation]) -> dict[str, float]:
+    """Seconds by phase summed over the evaluations (more than the wall time when they ran in parallel)."""
+    totals: dict[str, float] = {}
+    for evaluation in evaluations:
+        for phase, seconds in evaluation.phases.items():
+            totals[phase] = totals.get(phase, 0.0) + seconds
+    return {phase: round(seconds, 2) for phase, seconds in sorted(totals.items())}
