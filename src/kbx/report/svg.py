@@ -19,7 +19,7 @@ TITLE_CHAR_W = 8.5
 
 
 def _open(width: float, height: float, title: str) -> list[str]:
-    width = max(width, 16 + TITLE_CHAR_W * len(title))
+    width = math.ceil(max(width, 16 + TITLE_CHAR_W * len(title)))
     return [f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="{width:.0f}" height="{height:.0f}" '
             f'viewBox="0 0 {width:.0f} {height:.0f}" role="img" aria-label="{escape(title)}"><title>{escape(title)}'
             f'</title><text x="8" y="16" class="title">{escape(title)}</text>']
