@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import kbx
 
 CHECKOUT = Path(kbx.__file__).resolve().parents[2]
@@ -45,6 +47,7 @@ def nobodys_processes() -> list[str]:
     return mine
 
 
+@pytest.mark.slow
 def test_escaping_candidates_leave_nothing_behind(tmp_path):
     sources = tmp_path / "sources"
     sources.mkdir()
