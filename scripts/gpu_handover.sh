@@ -8,6 +8,7 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 python3 -c 'import torch, triton; print("torch", torch.__version__, "triton", triton.__version__)'
 timeout -s INT 240 python3 -m pytest -q -p no:cacheprovider tests/gpu/test_cuda_share_gpu.py \
   tests/gpu/test_launch_trace_gpu.py 2>&1 | tail -n 15
+timeout -s INT 200 python3 scripts/probe_case_layers.py matmul 2>&1 | tail -n 12
 timeout -s INT 200 python3 scripts/probe_case_costs.py --device cuda --tasks ${TASKS:-relu softmax layer_norm matmul} \
   --rounds 1 2>&1 | tail -n 20
 timeout -s INT 150 python3 benchmarks/throughput.py --device cuda --tasks relu softmax layer_norm --repeat 2 2>&1 \
