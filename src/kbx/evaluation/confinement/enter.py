@@ -72,6 +72,8 @@ def confine(spec: ConfinementSpec, job_dir: str) -> None:
         _give_away(job_dir, spec.uid, spec.gid)
     cwd = os.getcwd()
     view.build_view(plan)
+    if plan.cuda_visible is not None:  # by UUID: the view holds only these GPUs' nodes, whatever CUDA's order
+        os.environ["CUDA_VISIBLE_DEVICES"] = plan.cuda_visible
     # pivot_root left the process at the new root; a worker's directory is inside its job directory, at the same
     # path in the view, while a directory outside it (where a probe was started) need not exist there.
     os.chdir(cwd if os.path.isdir(cwd) else job_dir)

@@ -4,10 +4,10 @@ Built as an allow-list on an empty tmpfs, then made the process's root with pivo
 listed here. Read-only at their own paths: the system directories (`/usr`, `/etc`, `/lib*`, `/bin`, `/sbin`,
 `/sys`), the Python installation (prefixes and every `sys.path` entry but the one holding kbx's source), and the
 CUDA directories the environment names. Fresh and private: `/proc` (this PID namespace's processes only), `/dev`
-(the standard character devices and the GPU's nodes), `/dev/shm`, `/tmp`. Writable: the job directory, at the same
-absolute path as outside, so no path in the worker changes meaning. Paths to hide (kbx's source, the checkout, the
-orchestrator's home) are covered with an empty tmpfs wherever a listed directory contains them.
-"""
+(the standard character devices, the GPU driver's shared nodes and the assigned GPUs' own nodes: `gpus`),
+`/dev/shm`, `/tmp`. Writable: the job directory, at the same absolute path as outside, so no path in the worker
+changes meaning. Paths to hide (kbx's source, the checkout, the orchestrator's home) are covered with an empty
+tmpfs wherever a listed directory contains them."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from kbx.evaluation.confinement import libc
+from kbx.evaluation.confinement import gpus, libc
 
 SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/sys")
 _DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
@@ -44,6 +44,10 @@ class ViewPlan:
     """Paths covered by an empty tmpfs where a read-only directory contains them."""
     devices: tuple[str, ...]
     """Device nodes (and /dev/nvidia-caps) bound into the private /dev."""
+    cuda_visible: str | None = None
+    """`CUDA_VISIBLE_DEVICES` for the confined worker (the assigned GPUs by UUID); None leaves it as it is."""
+    gpu_note: str = ""
+    """Why every GPU's node is in the view, where the assignment could not be resolved."""
 
 
 def plan_view(job_dir: str, hidden: tuple[str, ...] = ()) -> ViewPlan:
@@ -69,12 +73,15 @@ def plan_view(job_dir: str, hidden: tuple[str, ...] = ()) -> ViewPlan:
         if value:
             wanted.append(value if os.path.isdir(value) else os.path.dirname(value))
     wanted += [p for p in os.environ.get("LD_LIBRARY_PATH", "").split(":") if p]
+    assignment = gpus.resolve(os.environ, gpus.read_listing())
     return ViewPlan(
         job_dir=os.path.realpath(job_dir),
         read_only=_outermost(os.path.realpath(p) for p in wanted if os.path.exists(p)),
         links=tuple(links),
         hidden=tuple(sorted(hide)),
-        devices=_devices(),
+        devices=device_nodes("/dev", assignment.nodes()),
+        cuda_visible=assignment.visible_devices(),
+        gpu_note=assignment.why,
     )
 
 
@@ -87,12 +94,16 @@ def _outermost(paths: Iterable[str]) -> tuple[str, ...]:
     return tuple(sorted(kept))
 
 
-def _devices() -> tuple[str, ...]:
-    nodes = [f"/dev/{name}" for name in _DEVICES]
+def device_nodes(dev: str, gpu_nodes: tuple[str, ...] | None) -> tuple[str, ...]:
+    """The nodes of `dev` to bind: the standard ones, the GPU driver's shared nodes (`nvidiactl`, `nvidia-uvm`,
+    ...) and of the GPUs' own nodes those in `gpu_nodes` (all of them where it is None)."""
+    nodes = [f"{dev}/{name}" for name in _DEVICES]
     try:
-        nodes += sorted(f"/dev/{name}" for name in os.listdir("/dev") if name.startswith("nvidia"))
+        names = sorted(name for name in os.listdir(dev) if name.startswith("nvidia"))
     except OSError:
-        pass
+        names = []
+    keep = None if gpu_nodes is None else {os.path.basename(node) for node in gpu_nodes}
+    nodes += [f"{dev}/{name}" for name in names if keep is None or not gpus.is_numbered_node(name) or name in keep]
     return tuple(n for n in nodes if os.path.exists(n))
 
 

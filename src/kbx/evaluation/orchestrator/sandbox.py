@@ -29,8 +29,8 @@ from kbx.evaluation.orchestrator.zygote import ForkedWorker, Zygote, ZygoteLost
 from kbx.evaluation.protocol import Event, decode
 
 _KEEP_ENV = ("PATH", "LANG", "LC_ALL", "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "CUDA_VISIBLE_DEVICES",
-             "TRITON_PTXAS_PATH", "TRITON_LIBCUDA_PATH", "NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST",
-             "NVSHMEM_DISABLE_NVLS")
+             "CUDA_DEVICE_ORDER", "TRITON_PTXAS_PATH", "TRITON_LIBCUDA_PATH", "NCCL_NVLS_ENABLE",
+             "TORCH_SYMM_MEM_DISABLE_MULTICAST", "NVSHMEM_DISABLE_NVLS")
 _OUTPUT_KEEP = 8192
 _GIB = 1 << 30
 
