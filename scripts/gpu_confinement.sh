@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # On the device: confinement on a GPU, in one call. The boundary tests, confinement's cost, the exploit and hostile
 # suites, the performance stage's GPU tests, and a few solutions timed end to end, each step under its own limit.
-#   TASKS="relu softmax" scripts/gpu_confinement.sh STEP...   (steps: boundary cost exploits performance timed;
+#   TASKS="relu softmax" scripts/gpu_confinement.sh STEP...   (steps: boundary devices cost exploits performance
+#   aa timed; devices: each GPU's node alone in a confined worker's /dev; aa: benchmarks/aa_in_run.py on $TASKS;
 #   logs land in $OUT; keep the steps of one call inside the device's 10 minutes)
 set -u
 export PYTHONPATH=src PYTHONUNBUFFERED=1 KBX_STORE=/tmp/kbx-gpu/kbx.db
@@ -18,6 +19,9 @@ python3 -c 'import torch, triton; print("torch", torch.__version__, "triton", tr
 for name in "$@"; do
   case $name in
     boundary) step boundary 120 python3 -m pytest -q -p no:cacheprovider tests/evaluation/confinement ;;
+    devices) step devices 180 python3 -m pytest -q -p no:cacheprovider tests/gpu/test_confinement_gpu.py ;;
+    # shellcheck disable=SC2086
+    aa) step aa ${AA_LIMIT:-400} python3 benchmarks/aa_in_run.py --repeat ${REPEAT:-3} --tasks $tasks ;;
     cost) step cost 120 python3 benchmarks/confinement_cost.py 10 ;;
     exploits) step exploits 420 python3 -m pytest -q -p no:cacheprovider tests/gpu/test_exploits_gpu.py \
                 tests/gpu/test_hostile_gpu.py ;;

@@ -152,6 +152,9 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
                         help="GPU timing: sampling seconds per side per round (default 1.0)")
     parser.add_argument("--timing-warmup", type=float,
                         help="GPU timing: warm-up seconds after the first call, per side per round (default 0.1)")
+    parser.add_argument("--fresh-baselines", action="store_true",
+                        help="GPU timing: time eager and torch.compile beside every candidate (default: once per task "
+                             "and GPU, reused while a drift canary timed beside each candidate stays steady)")
     stored.store_option(parser)
     _suite_option(parser)
 
@@ -248,6 +251,8 @@ def _timing(args: argparse.Namespace):  # noqa: ANN202 - TimingSettings, importe
         settings = replace(settings, budget_s=args.timing_budget)
     if args.timing_warmup is not None:
         settings = replace(settings, warmup_s=args.timing_warmup)
+    if args.fresh_baselines:
+        settings = replace(settings, reuse_baselines=False)
     if settings.rounds < 1 or settings.budget_s <= 0 or settings.warmup_s < 0:
         raise KbxError("--timing-rounds must be >= 1, --timing-budget > 0 and --timing-warmup >= 0")
     return settings

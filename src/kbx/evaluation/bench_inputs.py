@@ -30,6 +30,9 @@ class TimingSettings:
     target_rel_ci: float = 0.01
     min_samples: int = 20
     max_samples: int = 2000
+    reuse_baselines: bool = True
+    """Time the baselines once per run and GPU and reuse them while a drift canary stays steady
+    (`kbx.evaluation.orchestrator.baselines`); False times them beside every candidate."""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -37,7 +40,7 @@ class TimingSettings:
     def measure_kwargs(self) -> dict[str, Any]:
         """Keyword arguments of `time_call`."""
         data = asdict(self)
-        del data["rounds"]
+        del data["rounds"], data["reuse_baselines"]
         return data
 
 

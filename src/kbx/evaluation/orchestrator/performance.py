@@ -33,6 +33,14 @@ from typing import Any
 
 from kbx.evaluation.bench_inputs import TimingSettings
 from kbx.evaluation.cases import case_seed
+from kbx.evaluation.orchestrator.baselines import (
+    CANARY,
+    BaselineBook,
+    KnownBaseline,
+    canary_drift,
+    reused_round,
+    slot_key,
+)
 from kbx.evaluation.orchestrator.gpu_gate import GpuGate
 from kbx.evaluation.orchestrator.timed_slots import (
     BASELINES,
@@ -75,6 +83,7 @@ class PerformanceStage:
         job_dir: Path,
         settings: TimingSettings | None = None,
         ready: Callable[[], bool] = lambda: True,
+        book: BaselineBook | None = None,
     ) -> None:
         self._task = task
         self._secret_seed = secret_seed
@@ -87,11 +96,17 @@ class PerformanceStage:
         self.settings = settings or TimingSettings()
         self.result = Performance([SlotTiming(s) for s in plan_slots(task, secret_seed)], self.settings)
         self._steps = [(s, r) for s in self.result.slots for r in range(self.settings.rounds)]
+        self._book = book
+        self._known: dict[int, KnownBaseline] = {}
+        """Slots whose baselines the book holds: each round times only the canary until it drifts."""
+        self._canaries: dict[int, list[float]] = {}
+        """Canary samples of the slots timed in full, for the book."""
         self._next = 0
         self._worked: set[int] = set()
         """Slots whose FLOPs and bytes are known (from `prepare`, or asked for when the slot is first timed)."""
         self._untimed: dict[int, str] = {}
         """Slots whose compiled baseline `prepare` found failing or computing something else: why it is not timed."""
+        self._recall_known()
         self._holding = False
         self._closed = False
         self._lifecycle = threading.Lock()
@@ -100,6 +115,17 @@ class PerformanceStage:
         self._started = 0.0
         self._sent_at = time.monotonic()
         self._peaks: Peaks | None = None
+
+    def _recall_known(self) -> None:
+        """Take what the book knows of each slot: its work, and whether its compiled baseline is timed."""
+        for timing in self.result.slots if self._book is not None else []:
+            known = self._book.get(self._key(timing))
+            if known is not None:
+                self._known[timing.slot.index] = known
+                timing.flops, timing.bytes = known.flops, known.bytes
+                self._worked.add(timing.slot.index)
+                if known.untimed:
+                    self._untimed[timing.slot.index] = known.untimed
 
     def on_cases_done(self) -> str:
         """The reply to the last case's verdict: the first timing command, or "stop"."""
@@ -122,14 +148,14 @@ class PerformanceStage:
     def prepare(self) -> None:
         """Before the stage, while the GPU is still shared with other candidates' cases: the trusted worker counts
         each slot's work and compiles each slot's baseline (its first call), so the exclusive stage does not."""
-        if self._worked or self._holding or not self._steps or not self._ready():
+        unknown = [timing for timing in self.result.slots if timing.slot.index not in self._worked]
+        if not unknown or self._holding or not self._steps or not self._ready():
             return
-        slots = [timing.slot for timing in self.result.slots]
         answers = self._trusted("prepare", {
             "task_dir": str(self._task.path),
-            "slots": [{"case": self._case(slot), "seeds": list(slot.seeds)} for slot in slots],
+            "slots": [{"case": self._case(timing.slot), "seeds": list(timing.slot.seeds)} for timing in unknown],
         })
-        for timing, answer in zip(self.result.slots, answers):
+        for timing, answer in zip(unknown, answers):
             timing.flops, timing.bytes = int(answer["flops"]), int(answer["bytes"])
             self._worked.add(timing.slot.index)
             if answer.get("compile_error") or answer.get("compile_differs"):
@@ -178,17 +204,55 @@ class PerformanceStage:
             tf32 = bool(self._task.contract.tf32)
             timing.sol_s = sol_time_s(timing.flops, timing.bytes, self._peaks, slot.dtype, tf32=tf32)
             timing.loose_sol_s = loose_sol_time_s(timing.flops, timing.bytes, self._peaks)
-        for baseline in BASELINES:
-            if baseline == "compile" and slot.index in self._untimed:
-                timing.rounds[baseline].append({"error": self._untimed[slot.index]})
-                continue
-            request = {**payload, "settings": self.settings.measure_kwargs(), "kind": baseline}
-            timing.rounds[baseline].append(self._trusted("baseline", request))
+        self._baselines(timing, round_index, payload)
         recheck = self._recheck_seed() if self._rechecks() else None
         self._sent_at = time.monotonic()
         return json.dumps({"cmd": "time", "slot": self._next, **self._case(slot), "seeds": list(slot.seeds),
                            "recheck_seed": recheck, "settings": self.settings.measure_kwargs(),
                            "input_ranges": {name: list(r) for name, r in self._task.input_ranges.items()}})
+
+    def _baselines(self, timing: SlotTiming, round_index: int, payload: dict[str, Any]) -> None:
+        """This round's baselines: the book's, while the canary stays within its noise; else timed in full (and,
+        where a book is kept, a canary beside them for the next candidates)."""
+        index = timing.slot.index
+        known = self._known.get(index)
+        if known is not None:
+            reading = canary_drift(known.canary_ms, self._canary(timing))
+            timing.canaries.append(reading.to_json() if reading else {"error": "the canary could not be timed"})
+            if reading is not None and reading.steady:
+                for side, measurement in reused_round(known, round_index).items():
+                    timing.rounds[side].append(measurement)
+                return
+            del self._known[index]  # the GPU's state moved: from this round on, this slot is timed in full
+            self._book.forget(self._key(timing))  # type: ignore[union-attr]  # known implies a book
+        for baseline in BASELINES:
+            if baseline == "compile" and index in self._untimed:
+                timing.rounds[baseline].append({"error": self._untimed[index]})
+                continue
+            request = {**payload, "settings": self.settings.measure_kwargs(), "kind": baseline}
+            timing.rounds[baseline].append(self._trusted("baseline", request))
+        if self._book is not None and self._book.reuse:
+            self._canaries.setdefault(index, []).extend(self._canary(timing).get("samples_ms") or [])
+            self._remember(timing, round_index)
+
+    def _canary(self, timing: SlotTiming) -> dict[str, Any]:
+        """A short timing of the eager reference, just before the candidate's measurement."""
+        return self._trusted("baseline", {**self._slot_payload(timing.slot), "settings": CANARY, "kind": "eager"})
+
+    def _remember(self, timing: SlotTiming, round_index: int) -> None:
+        """After the last round of a slot timed in full from its first round, give the book what it measured."""
+        fresh = [m for m in timing.rounds["eager"] if not m.get("reused")]
+        if round_index != self.settings.rounds - 1 or len(fresh) != self.settings.rounds:
+            return
+        assert self._book is not None
+        self._book.put(self._key(timing), KnownBaseline(
+            rounds={side: list(timing.rounds[side]) for side in BASELINES},
+            canary_ms=list(self._canaries.get(timing.slot.index, [])), flops=timing.flops, bytes=timing.bytes,
+            untimed=self._untimed.get(timing.slot.index),
+        ))
+
+    def _key(self, timing: SlotTiming) -> tuple[Any, ...]:
+        return slot_key(self._task, timing.slot, self.settings)
 
     def _rechecks(self) -> bool:
         """Whether step `_next` is its slot's re-checked round (one per slot, drawn from the secret seed)."""

@@ -25,6 +25,7 @@ from kbx.evaluation.candidate.audit import JOB_PREFIX
 from kbx.evaluation.cases import Case, new_secret_seed, plan_cases, reproducibility_cases
 from kbx.evaluation.confinement.enter import default_hidden, for_this_process, unavailable
 from kbx.evaluation.confinement.libc import set_undumpable
+from kbx.evaluation.orchestrator.baselines import BaselineBook
 from kbx.evaluation.orchestrator.conversation import Conversation, refill_case
 from kbx.evaluation.orchestrator.gpu_gate import GpuGate, gpu_gate
 from kbx.evaluation.orchestrator.handover import Inbox
@@ -87,6 +88,7 @@ class Evaluator:
         self.secret_seed = new_secret_seed() if secret_seed is None else secret_seed
         self._trusted_lock = threading.Lock()
         self.timing = timing
+        self._baselines = BaselineBook(reuse=timing is not None and timing.reuse_baselines)
 
     def __enter__(self) -> Evaluator:
         return self
@@ -186,7 +188,7 @@ class Evaluator:
 
         return PerformanceStage(
             task, self.secret_seed, self._trusted.request, self._trusted_lock, gate, judge, job_dir,
-            self.timing, ready,
+            self.timing, ready, self._baselines,
         )
 
     def _judge(

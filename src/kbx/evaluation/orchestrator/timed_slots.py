@@ -49,6 +49,14 @@ class SlotTiming:
     loose_sol_s: float | None = None
     """Speed of light at the fastest rates known for the device (`kbx.timing.sol.loose_sol_time_s`): the bound the
     faster-than-light check uses."""
+    canaries: list[dict[str, Any]] = field(default_factory=list)
+    """Each round's drift canary where the baselines came from the book (`kbx.evaluation.orchestrator.baselines`)."""
+
+    def baseline_source(self) -> str:
+        """"measured" (every round's baselines timed beside the candidate), "reused" (every round's from the book,
+        the canary steady) or "re-timed" (the canary drifted, and the rounds from then on were timed in full)."""
+        reused = sum(1 for m in self.rounds["eager"] if m.get("reused"))
+        return "measured" if not reused else "reused" if reused == len(self.rounds["eager"]) else "re-timed"
 
     def summary(self, side: str) -> Summary | None:
         samples = [s for m in self.rounds[side] if "samples_ms" in m for s in m["samples_ms"]]
@@ -86,6 +94,8 @@ class SlotTiming:
             "sol_ms": None if self.sol_s is None else self.sol_s * 1e3,
             "sol_fraction": self.sol_fraction(),
             "errors": {side: m["error"] for side, ms in self.rounds.items() for m in ms if "error" in m},
+            "baselines": self.baseline_source(),
+            "canaries": self.canaries,
             "rounds": self.rounds,
         }
 
