@@ -12,6 +12,8 @@ repeats (|x / first - 1|) and the median wall seconds of the first and the later
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import statistics
 import time
 
@@ -38,6 +40,8 @@ def main() -> None:
     parser.add_argument("--tasks", nargs="+", default=list(DEFAULT_TASKS))
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--fresh-baselines", action="store_true")
+    parser.add_argument("--rows", default=os.path.join(os.environ.get("OUT", "."), "aa_rows.jsonl"),
+                        help="where every evaluation's row goes (performance JSON included)")
     args = parser.parse_args()
     print(f"{torch.cuda.get_device_name()} torch {torch.__version__} triton {triton.__version__} "
           f"reuse_baselines={not args.fresh_baselines}", flush=True)
@@ -53,6 +57,8 @@ def main() -> None:
                 evaluation = evaluator.evaluate(task, candidate)
                 walls.setdefault(repeat, []).append(time.perf_counter() - began)
                 perf = evaluation.performance or {}
+                with open(args.rows, "a") as rows:
+                    rows.write(json.dumps({"repeat": repeat, **evaluation.to_json()}) + "\n")
                 print(f"{repeat} {task.name:24s} {evaluation.status.value:16s} eager {perf.get('speedup_eager')} "
                       f"compile {perf.get('speedup_compile')} baselines {_sources(evaluation)} "
                       f"perf {evaluation.phases.get('performance', 0):.1f}s {evaluation.message[:160]}", flush=True)

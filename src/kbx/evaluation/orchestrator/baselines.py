@@ -30,8 +30,11 @@ from kbx.timing.stats import summarize
 CANARY: dict[str, Any] = {"warmup_s": 0.02, "budget_s": 0.15, "target_rel_ci": 0.01, "min_samples": 15,
                           "max_samples": 400}
 """`time_call` settings of one canary: a tenth of a full measurement's budget."""
-DRIFT_FLOOR = 0.02
-"""A canary within 2 % of the recorded level is always within its noise: no CI is that tight between processes."""
+DRIFT_FLOOR = 0.03
+"""A canary within 3 % of the recorded level is steady whatever its CI says. Measured on an H200 (2026-11-27,
+`benchmarks/aa_in_run.py`, 4 tasks, 84 readings in one run): 75 readings within 2.2 %, then 2.2, 3.0, 3.2, 3.6,
+4.6, 4.6, 5.3, 10.9 and 12.0 %; a 2 % floor re-timed slots on readings of 2.1-2.2 %, which the eager reference's
+own level moves by between evaluations with nothing changed."""
 
 
 @dataclass
