@@ -90,7 +90,7 @@ def late_extremum(
     nd = x.dim()
     reduced = sorted({d % nd for d in dims}) if dims else list(range(nd))
     order = [d for d in range(nd) if d not in reduced] + reduced
-    moved = x.float().permute(order).contiguous()
+    moved = x.float().permute(order).contiguous().clone()  # never the caller's tensor
     length = math.prod(x.shape[d] for d in reduced)
     slices = moved.reshape(-1, length)
     start = 2 ** ((length - 1).bit_length() - 1) if length > 1 else 0
