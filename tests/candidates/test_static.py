@@ -131,3 +131,36 @@ def test_what_runs_at_import_beside_a_main_guard_is_judged():
     assert check_static(code, "gelu", SIG, forbidden=forbidden).status is Status.REJECTED_STATIC
     code = GOOD + f'\nif __name__ == "candidate" or True:{SELF_TEST}'
     assert check_static(code, "gelu", SIG, forbidden=forbidden).status is Status.REJECTED_STATIC
+
+
+EQUALS_ANYTHING = (
+    "class _Eq:\n    def __eq__(self, other):\n        return True\n\n\ndef _anything(f):\n    return _Eq()\n"
+)
+
+
+@pytest.mark.parametrize(
+    "binding",
+    [
+        EQUALS_ANYTHING + "\n@_anything\ndef __name__():\n    pass\n",
+        "match '__main__':\n    case __name__:\n        pass\n",
+        "match ['__main__']:\n    case [*__name__]:\n        pass\n",
+        "match {}:\n    case {**__name__}:\n        pass\n",
+        "try:\n    raise ValueError\nexcept ValueError as __name__:\n    pass\n",
+        "class __name__:\n    pass\n",
+        "from torch import __name__\n",
+    ],
+    ids=["decorated_def", "match_capture", "match_star", "match_rest", "except_as", "class", "from_import"],
+)
+def test_rebinding_name_to_run_the_main_block_is_rejected(binding):
+    """A block under `if __name__ == "__main__":` is not judged, so nothing may make that test true at import."""
+    forbidden = ("gelu",)
+    code = GOOD + "\n" + binding + f'\nif __name__ == "__main__":{SELF_TEST}'
+    result = check_static(code, "gelu", SIG, forbidden=forbidden)
+    assert result.status is Status.REJECTED_STATIC and result.check == "anticheat.introspection", result.message
+    assert "__name__" in result.message
+
+
+def test_dunder_methods_of_a_class_are_not_bindings():
+    code = GOOD + "\nclass Tile:\n    def __init__(self, n):\n        self.n = n\n\n    def __len__(self):\n" \
+                  "        return self.n\n"
+    assert check_static(code, "gelu", SIG).status is None

@@ -23,15 +23,18 @@ CANDIDATES = [(t, p) for t in TASKS for p in [t.solution_file, *t.wrong_files()]
 
 
 @pytest.fixture(scope="session")
-def verdicts(cpu_evaluator) -> dict[Path, Evaluation]:
-    """Evaluate every solution and wrong candidate of the suite once, two workers at a time."""
+def verdicts(cpu_evaluator, request) -> dict[Path, Evaluation]:
+    """Evaluate the selected solutions and wrong candidates once (every one without `-k`), two workers at a time."""
+    selected = [item.callspec.params for item in request.session.items
+                if getattr(item, "originalname", "") == "test_candidate_gets_its_expected_status"]
+    pairs = [(p["task"], p["path"]) for p in selected] or CANDIDATES
 
     def run(pair: tuple[Task, Path]) -> tuple[Path, Evaluation]:
         task, path = pair
         return path, cpu_evaluator.evaluate(task, Candidate(str(path), task.name, path.read_text()))
 
     with ThreadPoolExecutor(max_workers=2) as pool:
-        return dict(pool.map(run, CANDIDATES))
+        return dict(pool.map(run, pairs))
 
 
 def test_suite_covers_every_category():

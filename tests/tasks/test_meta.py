@@ -78,6 +78,10 @@ def test_reads_gelu():
          "finite low < high"),
         ('"contract": {"kind": "allclose"},', '"contract": {"kind": "allclose"}, "input_ranges": [0, 1],',
          "input_ranges must be a dict"),
+        ('"contract": {"kind": "allclose"},', '"contract": {"kind": "allclose"}, "defaults_kept": {"input": "x"},',
+         "'input', which is not a parameter with a default"),
+        ('"contract": {"kind": "allclose"},',
+         '"contract": {"kind": "allclose"}, "defaults_kept": {"approximate": " "},', "must say why"),
     ],
 )
 def test_malformed_task_names_file_and_problem(task_copy, old, new, problem):
@@ -99,6 +103,13 @@ def test_input_ranges_are_read_and_optional(task_copy):
     corrupt(task_copy, '"contract": {"kind": "allclose"},',
             '"contract": {"kind": "allclose"}, "input_ranges": {"input": [-1, 2.5]},')
     assert read_task(task_copy).input_ranges == {"input": (-1.0, 2.5)}
+
+
+def test_defaults_kept_are_read_and_optional(task_copy):
+    assert read_task(GELU).defaults_kept == {}
+    corrupt(task_copy, '"contract": {"kind": "allclose"},',
+            '"contract": {"kind": "allclose"}, "defaults_kept": {"approximate": "only one form"},')
+    assert read_task(task_copy).defaults_kept == {"approximate": "only one form"}
 
 
 def test_missing_bench_workload(task_copy):

@@ -159,6 +159,7 @@ def _patches_modules(src: Source) -> Iterator[Violation]:
 
 def _introspection(src: Source) -> Iterator[Violation]:
     called = {id(n.func) for n in ast.walk(src.tree) if isinstance(n, ast.Call)}
+    methods = {id(s) for c in ast.walk(src.tree) if isinstance(c, ast.ClassDef) for s in c.body}
     for node in ast.walk(src.tree):
         reason = None
         if isinstance(node, ast.Attribute) and node.attr in INTROSPECTION:
@@ -173,8 +174,8 @@ def _introspection(src: Source) -> Iterator[Violation]:
             reason = f"passes {src.names.resolve(node)} around: {GETTER_NOT_APPLIED}"
         elif isinstance(node, ast.Call) and _is_getter(node.func, src.names) and id(node) not in called:
             reason = f"keeps an attribute getter ({src.names.resolve(node.func)}) to use later: {GETTER_NOT_APPLIED}"
-        elif isinstance(node, (ast.Name, ast.alias)) and _binds_dunder(node):
-            reason = f"binds {_bound_name(node)}: {REWRITES_DUNDERS}"
+        elif _dunder_bound(node, methods):
+            reason = f"binds {_dunder_bound(node, methods)}: {REWRITES_DUNDERS}"
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             named = _introspected(node.value)
             reason = f"names {named} in a string: {INTROSPECTION[named]}" if named else None
@@ -192,18 +193,23 @@ def _is_dunder(name: str) -> bool:
     return len(name) > 4 and name.startswith("__") and name.endswith("__")
 
 
-def _bound_name(node: ast.Name | ast.alias) -> str:
-    return node.id if isinstance(node, ast.Name) else node.asname or node.name
-
-
-def _binds_dunder(node: ast.Name | ast.alias) -> bool:
-    """`__name__ = ...`, `for __name__ in ...`, `import x as __loader__`: a dunder bound by the candidate."""
-    if (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)) or (
-        isinstance(node, ast.alias) and node.asname is None
-    ):
-        return False
-    name = _bound_name(node)
-    return _is_dunder(name) and name not in BINDABLE_DUNDERS
+def _dunder_bound(node: ast.AST, methods: set[int]) -> str | None:
+    """The dunder `node` binds when the candidate may not bind it: `__name__ = ...`, `for __name__ in ...`,
+    `import x as __loader__`, `from m import __name__`, `except E as __name__:`, `case __name__:`, and a function
+    or class so named outside a class body (a decorator makes it any object: `@f` over `def __name__(): ...`).
+    Binding `__name__` would make a `__name__ == "__main__"` block, which the static stage does not judge, run."""
+    name: str | None = None
+    if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+        name = node.id
+    elif isinstance(node, ast.alias):
+        name = node.asname or node.name.split(".")[0]
+    elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)):
+        name = node.name
+    elif isinstance(node, ast.MatchMapping):
+        name = node.rest
+    elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and id(node) not in methods:
+        name = node.name
+    return name if name and _is_dunder(name) and name not in BINDABLE_DUNDERS else None
 
 
 _DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")

@@ -8,6 +8,7 @@ constant fail by construction.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import torch
@@ -67,6 +68,42 @@ def with_outliers(
     pick = torch.rand(x.shape, generator=generator, device=generator.device) < fraction
     sign = torch.where(torch.rand(x.shape, generator=generator, device=generator.device) < 0.5, -1.0, 1.0)
     return torch.where(pick, (sign * magnitude).to(x.dtype), x)
+
+
+def late_extremum(
+    x: torch.Tensor,
+    dims: Sequence[int],
+    generator: torch.Generator,
+    *,
+    lowest: bool = False,
+    magnitude: bool = False,
+    step: float = 1.0,
+) -> torch.Tensor:
+    """A copy of x (float32) whose every slice over `dims` (every dim when empty) holds one unique extremum past the
+    largest power of two below the slice's length, in the order of the reduced dims: the slice's maximum + `step`
+    (its minimum - `step` when `lowest`; its largest magnitude + `step`, sign kept, when `magnitude`).
+
+    A kernel that reads only a power-of-two prefix of a slice (one tile capped at some block size, the first blocks
+    only, a grid that stops early) misses the element that decides the result, and so does one that merges its
+    blocks' partial results wrongly; with small tied integers or random data the extremum almost always lies in
+    the first block instead. Keep `step` exact in the task's dtypes (the extremum stays unique after rounding)."""
+    nd = x.dim()
+    reduced = sorted({d % nd for d in dims}) if dims else list(range(nd))
+    order = [d for d in range(nd) if d not in reduced] + reduced
+    moved = x.float().permute(order).contiguous().clone()  # never the caller's tensor
+    length = math.prod(x.shape[d] for d in reduced)
+    slices = moved.reshape(-1, length)
+    start = 2 ** ((length - 1).bit_length() - 1) if length > 1 else 0
+    draw = uniform([slices.shape[0]], 0.0, float(length - start), "float32", generator)
+    position = (start + torch.floor(draw).to(torch.int64)).clamp(max=length - 1)
+    if magnitude:
+        peak = slices.abs().amax(dim=1) + step
+        value = torch.where(slices.gather(1, position[:, None])[:, 0] < 0, -peak, peak)
+    else:
+        value = slices.amin(dim=1) - step if lowest else slices.amax(dim=1) + step
+    slices.scatter_(1, position[:, None], value[:, None])
+    inverse = [order.index(d) for d in range(nd)]
+    return slices.reshape(moved.shape).permute(inverse).contiguous()
 
 
 def randint(low: int, high: int, shape: Sequence[int], generator: torch.Generator) -> torch.Tensor:

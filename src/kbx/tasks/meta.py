@@ -36,7 +36,7 @@ from kbx.tasks.spec import (
 )
 
 _TASK_KEYS = {"name", "category", "level", "signature", "dtypes", "contract", "workloads"}
-_OPTIONAL_TASK_KEYS = {"forbidden", "input_ranges", "perturb"}
+_OPTIONAL_TASK_KEYS = {"forbidden", "input_ranges", "perturb", "defaults_kept"}
 _CONTRACT_KEYS = {"kind", "tolerance", "reduction_length", "tf32", "bound", "second_opinion"}
 _WORKLOAD_KEYS = {"name", "role", "params"}
 _MAKE_INPUTS_PARAMS = ("workload", "dtype", "generator")
@@ -124,6 +124,7 @@ class _Reader:
         contract = self._contract(raw["contract"], dtypes, workloads)
         forbidden = self._forbidden(raw.get("forbidden", []))
         input_ranges = self._input_ranges(raw.get("input_ranges", {}), signature)
+        defaults_kept = self._defaults_kept(raw.get("defaults_kept", {}), signature)
         self._make_inputs()
         perturb_source = self._perturb(raw.get("perturb"), workloads)
         reference = self._function("reference")
@@ -141,6 +142,7 @@ class _Reader:
             reference_source=ast.get_source_segment(self.source, reference) or "",
             forbidden=forbidden,
             input_ranges=input_ranges,
+            defaults_kept=defaults_kept,
             perturb_source=perturb_source,
         )
 
@@ -249,6 +251,17 @@ class _Reader:
                 raise self.fail(f"input_ranges[{name!r}] must be [low, high] with finite low < high")
             ranges[name] = (float(interval[0]), float(interval[1]))
         return MappingProxyType(ranges)
+
+    def _defaults_kept(self, raw: object, signature: Signature) -> Mapping[str, str]:
+        if not isinstance(raw, dict):
+            raise self.fail('defaults_kept must be a dict of parameter name to the reason it keeps its default')
+        with_defaults = {p.name for p in signature.parameters if p.has_default}
+        for name, reason in raw.items():
+            if name not in with_defaults:
+                raise self.fail(f"defaults_kept names {name!r}, which is not a parameter with a default")
+            if not isinstance(reason, str) or not reason.strip():
+                raise self.fail(f"defaults_kept[{name!r}] must say why the default is never varied")
+        return MappingProxyType(dict(raw))
 
     def _dtypes(self, dtypes: object) -> tuple[str, ...]:
         if not isinstance(dtypes, list) or not dtypes:

@@ -172,6 +172,10 @@ class Task:
     """Closed intervals that named floating-point inputs must stay in for the reference to run at all (e.g. the
     probabilities of `bernoulli` in [0, 1]): the timing stage's value refresh (`kbx.timing.refresh`), which scales
     every input by factors near 1 before each timed call, clamps these back into their interval."""
+    defaults_kept: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    """Parameters of the signature that keep their default in every workload, each with the reason a non-default
+    value makes no sense for this task (`TASK["defaults_kept"]`); every other parameter with a default takes
+    another value in at least one smoke or check workload (`tests/suite/test_parameters.py`)."""
     perturb_source: str = ""
     """Source of the task's optional `perturb(workload, rng)`, which moves a check workload's sizes (run by
     `kbx.tasks.sizes` from this source alone); empty when the task has none."""

@@ -7,6 +7,7 @@ import pytest
 from kbx.errors import KbxError
 from kbx.evaluation.orchestrator import pipeline
 from kbx.evaluation.orchestrator.sandbox import Limits
+from tests.conftest import FIXTURES
 
 
 def test_a_machine_that_cannot_confine_stops_before_any_worker_starts(monkeypatch):
@@ -33,4 +34,14 @@ def test_a_solution_with_a_self_test_under_a_main_guard_passes(cpu_evaluator, su
         '    raise SystemExit("the self-test ran")\n'
     )
     evaluation = cpu_evaluator.evaluate(task, Candidate("self_test", "relu", code))
+    assert evaluation.status.value == "PASSED", evaluation.message
+
+
+def test_a_kernel_with_block_pointers_passes_on_the_cpu(cpu_evaluator, suite):
+    """Block pointers compile on the GPU's Triton 3.6; the CPU's Triton removed them, and the interpreter shim
+    (`kbx.evaluation.candidate.block_pointers`) brings them back inside the confined worker."""
+    from kbx.candidates.source import Candidate
+
+    path = FIXTURES / "interpreter" / "relu_block_pointers.py"
+    evaluation = cpu_evaluator.evaluate(suite["relu"], Candidate(str(path), "relu", path.read_text()))
     assert evaluation.status.value == "PASSED", evaluation.message

@@ -11,6 +11,8 @@ Installed in the candidate worker before candidate code is imported, on the CPU 
 - A mask built from a scalar condition (`pid < n`, alone or `&`-ed with a block mask) reaches the interpreter's loads
   and stores as int32 data, which it refuses ("mask has unsupported dtype"); a GPU broadcasts it. Triton's own
   semantics only let boolean (int1) masks through, so the shim reads any mask's data as booleans.
+- Block pointers (`tl.make_block_ptr`, `tl.advance`, `boundary_check`), which the GPU's Triton 3.6 compiles and
+  Triton 3.7 on removed: `kbx.evaluation.candidate.block_pointers` lowers them to pointers and masks.
 """
 
 from __future__ import annotations
@@ -19,12 +21,15 @@ from typing import Any
 
 import numpy as np
 
+from kbx.evaluation.candidate.block_pointers import install_block_pointers
+
 
 def install_interpreter_shims() -> None:
     """Patch Triton's autotuner and interpreter; idempotent."""
     _shim_autotune()
     _shim_bfloat16()
     _shim_masks()
+    install_block_pointers()
 
 
 def bf16_bits_to_f32(bits: np.ndarray) -> np.ndarray:

@@ -8,16 +8,17 @@ Input positions outside the volume read as zero (zero padding). Mirrors `F.conv3
 stride=1, padding=0, dilation=1, groups=1)`: `input` is (N, C_in, D, H, W) or unbatched (C_in, D, H, W), `weight`
 is (C_out, C_in, kD, kH, kW), `bias` is (C_out,) or None; `stride`, `padding` and `dilation` are an int or a
 (depth, height, width) triple, and `padding` may also be 'valid' (none) or 'same' (output as large as the input,
-stride 1; torch puts the odd voxel of an odd total padding d*(k-1) at the far end). The workloads use groups=1
+stride 1; torch puts the odd voxel of an odd total padding d*(k-1) at the far end). `groups` splits the channels
+into independent convolutions (weight (C_out, C_in / groups, kD, kH, kW)); one check workload uses groups=3
 (grouped convolution is the subject of conv2d_grouped). The output has the input's dtype (float16 or bfloat16);
 products are summed in fp32 and rounded once.
 
 Workloads cover stride with padding, per-axis triples of kernel size, stride, padding and dilation (all three
 axes different, so a candidate mixing up the axes fails), a (2+1)-D style temporal kernel (3, 1, 1) on a
-channels-last-3d input with 33 output channels, an unbatched input with 'same' padding and an even kernel, and a
-deep reduction (C_in = 67, 3 x 3 x 3, L = 1809). Values: `input` is normal with a few outliers (+-8), `weight`
-uniform in [-2, 2), `bias` normal, so an output's standard deviation is about 1.15 * sqrt(L) where
-L = C_in * kD * kH * kW is the reduction length.
+channels-last-3d input with 33 output channels, an unbatched input with 'same' padding and an even kernel, a
+deep reduction (C_in = 67, 3 x 3 x 3, L = 1809), and three groups of 3 input channels. Values: `input` is normal
+with a few outliers (+-8), `weight` uniform in [-2, 2), `bias` normal, so an output's standard deviation is about
+1.15 * sqrt(L) where L = C_in / groups * kD * kH * kW is the reduction length.
 
 Tolerance: float16 2e-4 * sqrt(L) + 2e-3 * |ref| (two fp16 ulps, as a different summation order or a fused bias
 can flip the final rounding, plus 2e-4 of the outputs' standard deviation for outputs that cancel to nearly
@@ -66,6 +67,9 @@ TASK = {
         {"name": "check_deep", "role": "check",
          "params": {"N": 1, "C_in": 67, "D": 4, "H": 5, "W": 6, "C_out": 17, "kernel": [3, 3, 3], "padding": 1,
                     "L": 1809}},
+        {"name": "check_groups", "role": "check",
+         "params": {"N": 1, "C_in": 9, "D": 5, "H": 7, "W": 9, "C_out": 15, "kernel": [3, 3, 3], "padding": 1,
+                    "groups": 3, "bias": True, "L": 81}},
         {"name": "bench_video_3x3x3", "role": "bench",
          "params": {"N": 8, "C_in": 128, "D": 16, "H": 56, "W": 56, "C_out": 128, "kernel": [3, 3, 3],
                     "padding": 1, "bias": True, "L": 3456}},
@@ -95,18 +99,21 @@ def make_inputs(workload, dtype, generator):
     x = inputs.with_outliers(x, generator, fraction=1e-3, magnitude=8.0)
     if p.get("layout") == "channels_last":
         x = x.contiguous(memory_format=torch.channels_last_3d)
-    w = inputs.uniform([p["C_out"], p["C_in"], kd, kh, kw], -2.0, 2.0, dtype, generator)
+    groups = p.get("groups", 1)
+    assert p["L"] == p["C_in"] // groups * kd * kh * kw, "L must be the reduction length C_in / groups * kD * kH * kW"
+    w = inputs.uniform([p["C_out"], p["C_in"] // groups, kd, kh, kw], -2.0, 2.0, dtype, generator)
     b = inputs.randn([p["C_out"]], dtype, generator) if p.get("bias", False) else None
     return {
         "input": x, "weight": w, "bias": b,
         "stride": _arg(p.get("stride", 1)), "padding": _arg(p.get("padding", 0)),
-        "dilation": _arg(p.get("dilation", 1)), "groups": 1,
+        "dilation": _arg(p.get("dilation", 1)), "groups": groups,
     }
 
 
 def perturb(workload, rng):
     # Batch, volume and channel sizes move (odd, never more multiply-adds or elements); the kernel, stride,
-    # padding, dilation, bias and layout stay. The volume stays at least one dilated kernel deep, high and wide.
+    # padding, dilation, groups, bias and layout stay. The volume stays at least one dilated kernel deep, high and
+    # wide; channel counts stay multiples of groups.
     p = workload.params
     dil = p.get("dilation", 1)
     dil = [dil] * 3 if isinstance(dil, int) else dil
@@ -121,4 +128,6 @@ def perturb(workload, rng):
         rng, [p["N"], p["D"], p["H"], p["W"], p["C_in"], p["C_out"]], at_least=span,
         keep=[0] if p["N"] == 0 else [], cost=cost,
     )
-    return {**p, "N": n, "D": d, "H": h, "W": w, "C_in": c, "C_out": o, "L": c * taps}
+    g = p.get("groups", 1)
+    c, o = max(g, c - c % g), max(g, o - o % g)
+    return {**p, "N": n, "D": d, "H": h, "W": w, "C_in": c, "C_out": o, "L": c // g * taps}

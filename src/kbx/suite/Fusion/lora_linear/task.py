@@ -17,7 +17,12 @@ padded), 2-D and 3-D inputs, odd sizes that straddle tile boundaries (127, 129, 
 with a transposed base weight, and scales 0.5 and 2 (never 1, so a scale applied twice or to the base output
 shows). Values: `input` is normal with a few outliers (+-6), `weight` and `lora_a` normal with standard
 deviation 1 / sqrt(K), `lora_b` normal with standard deviation 1 / sqrt(R): base and adapter terms are both
-O(1). Check workloads keep K <= 129; the matmul task covers long reductions.
+O(1). Check workloads keep K <= 129 but one: `check_long_k_offset` has K = 2049, inputs offset by 8 (a large
+common activation, as outlier channels give) and weight and lora_a rows centred to sum to zero, so the offset
+cancels in the outputs (still O(1)) but not in the running sums, which reach 10 to 20: a kernel that keeps its
+accumulator in the input dtype rounds them at 2^-7 to 2^-6 every K step and misses by about 2x the tolerance (38
+of 4355 float16 elements, CPU interpreter; 3.3x simulated over 64-wide steps), where at K <= 129 (two or three
+steps) the same mistake hides within it (0.8x at most, simulated); the reference uses 0.2x of it.
 
 Tolerance: float16 |out - ref| <= 1e-2 + 3e-3 |ref|; bfloat16 7e-2 + 2e-2 |ref|. Every implementation rounds t
 to the input dtype (it is the operand of the second product), and two faithful ones can round one t[m, r] to
@@ -60,6 +65,8 @@ TASK = {
          "params": {"input": [129, 127], "N": 65, "rank": 32, "scale": 0.5, "input_layout": "transposed",
                     "weight_layout": "transposed"}},
         {"name": "check_rank64", "role": "check", "params": {"input": [65, 127], "N": 129, "rank": 64, "scale": 2.0}},
+        {"name": "check_long_k_offset", "role": "check",
+         "params": {"input": [65, 2049], "N": 67, "rank": 16, "scale": 2.0, "offset": 8.0}},
         {"name": "bench_rank16", "role": "bench",
          "params": {"input": [16384, 8192], "N": 8192, "rank": 16, "scale": 2.0}},
         {"name": "bench_3d_rank64", "role": "bench",
@@ -87,6 +94,12 @@ def make_inputs(workload, dtype, generator):
     x = inputs.with_outliers(x, generator, fraction=1e-3, magnitude=6.0)
     w = inputs.randn([N, K], dtype, generator, scale=1.0 / K**0.5)
     a = inputs.randn([R, K], dtype, generator, scale=1.0 / K**0.5)
+    if p.get("offset"):
+        # A common offset on every input, against weight rows that sum to zero: the outputs stay O(1), the running
+        # sums of the K loop do not.
+        x = (x.float() + p["offset"]).to(x.dtype)
+        w = (w.float() - w.float().mean(dim=1, keepdim=True)).to(w.dtype)
+        a = (a.float() - a.float().mean(dim=1, keepdim=True)).to(a.dtype)
     b = inputs.randn([N, R], dtype, generator, scale=1.0 / R**0.5)
     return {
         "input": inputs.layout(x, p.get("input_layout", "contiguous")),
@@ -98,8 +111,8 @@ def make_inputs(workload, dtype, generator):
 
 
 def perturb(workload, rng):
-    # Leading dims and N move in one draw (neither their product nor their sum grows); K only shrinks (checks
-    # keep K <= 129). Rank, scale and layouts stay.
+    # Leading dims and N move in one draw (neither their product nor their sum grows); K only shrinks. Rank,
+    # scale, offset and layouts stay.
     p = workload.params
     cost = lambda d: (math.prod(d), math.prod(d[:-1]) + d[-1])
     *lead, n = sizes.shape_near(rng, [*p["input"][:-1], p["N"]], cost=cost)

@@ -46,6 +46,12 @@ TASK = {
                   "cholesky", "cholesky_ex", "cholesky_solve", "lu", "lu_factor", "lu_solve", "inv", "inv_ex",
                   "inverse", "svd", "eigh", "matmul", "mm", "bmm", "baddbmm", "einsum", "tensordot", "@"],
     "contract": {"kind": "property"},
+    "defaults_kept": {
+        "rcond": "a cut-off for the rank-revealing drivers (gelsy, gelsd, gelss); the inputs have full column rank "
+                 "(condition numbers up to 1e3), so any cut-off below 1/cond gives the same solution",
+        "driver": "picks the LAPACK routine on the CPU (CUDA has only 'gels'): the same least-squares problem, "
+                  "so a candidate's kernel is judged on the solution, not on which routine it mirrors",
+    },
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"A": [2, 24, 8], "B": [2, 24, 3]}},
         {"name": "check_64x17", "role": "check", "params": {"A": [2, 64, 17], "B": [2, 64, 4]}},

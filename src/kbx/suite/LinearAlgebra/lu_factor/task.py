@@ -52,6 +52,10 @@ TASK = {
                   "solve_triangular", "triangular_solve", "tril", "triu", "matmul", "mm", "bmm", "einsum",
                   "tensordot", "@"],
     "contract": {"kind": "property"},
+    "defaults_kept": {
+        "pivot": "pivot=False is not implemented by PyTorch on the CPU (it raises), so no reference exists there, "
+                 "and without pivoting LU breaks down on the general matrices the task draws",
+    },
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [4, 16, 16]}},
         {"name": "check_33", "role": "check", "params": {"shape": [3, 33, 33]}},

@@ -32,6 +32,11 @@ TASK = {
     "forbidden": ["batch_norm", "native_batch_norm", "cudnn_batch_norm", "instance_norm", "layer_norm",
                   "group_norm", "rms_norm", "normalize", "rsqrt", "sqrt", "addcmul", "addcdiv", "var", "std"],
     "contract": {"kind": "allclose"},
+    "defaults_kept": {
+        "training": "an inference task: training=True normalises with the batch statistics and updates "
+                    "running_mean and running_var in place, a different operation and an input mutation",
+        "momentum": "only used with training=True, to update the running statistics",
+    },
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [2, 3, 6, 5], "affine": True, "params": "input"}},
         {"name": "smoke_2d_fp32_params", "role": "smoke",
@@ -59,6 +64,8 @@ TASK = {
         {"name": "bench_channels_last", "role": "bench",
          "params": {"shape": [256, 256, 128, 128], "affine": True, "params": "float32",
                     "layout": "channels_last"}},
+        {"name": "bench_over_2_31", "role": "bench",
+         "params": {"shape": [32, 64, 1024, 1025], "affine": True, "params": "float32"}},
     ],
 }
 

@@ -12,7 +12,9 @@ once, as PyTorch does.
 
 Inputs are normal with a mean of 1 and outliers, so a window that misses or adds a row changes the result.
 Workloads cover sizes that divide and that do not, global pooling (output 1), outputs larger than the input,
-None in output_size, a 3-D input, and transposed, strided and channels-last (NHWC memory) inputs.
+None in output_size, a 3-D input, transposed, strided and channels-last (NHWC memory) inputs, and global
+pooling of a 97 x 101 plane (`check_global_large`: one window of 9797 elements, more than a window tile capped at
+8192 elements holds).
 """
 
 import torch
@@ -49,6 +51,7 @@ TASK = {
         {"name": "check_strided", "role": "check",
          "params": {"shape": [1, 3, 24, 40], "output_size": [6, 7], "layout": "strided"}},
         {"name": "bench", "role": "bench", "params": {"shape": [256, 1024, 64, 64], "output_size": 7}},
+        {"name": "check_global_large", "role": "check", "params": {"shape": [1, 2, 97, 101], "output_size": 1}},
         {"name": "bench_global_channels_last", "role": "bench",
          "params": {"shape": [2048, 2048, 14, 14], "output_size": 1, "layout": "channels_last"}},
     ],

@@ -13,8 +13,10 @@ contract is exact.
 
 Inputs are mostly negative (normal, mean -3, with outliers of both signs), so a maximum started at 0 instead
 of -inf shows, and a window that misses a row often misses its maximum. Workloads cover sizes that divide and
-that do not, global pooling (output 1), outputs larger than the input, None in output_size, a 3-D input, and
-transposed, strided and channels-last (NHWC memory) inputs.
+that do not, global pooling (output 1), outputs larger than the input, None in output_size, a 3-D input,
+transposed, strided and channels-last (NHWC memory) inputs, and global pooling of a 97 x 101 plane
+(`check_global_large`: one window of 9797 elements) whose unique maximum lies past element 8192 of the plane, past
+any window tile capped at 8192 elements.
 """
 
 import torch
@@ -33,6 +35,10 @@ TASK = {
                   "topk", "sort", "kthvalue"],
     "contract": {"kind": "exact"},
     "perturb": "shape",
+    "defaults_kept": {
+        "return_indices": "the task is the pooled values; the indices are a second output with a contract of "
+                          "their own (first index on ties within uneven, overlapping windows) not covered here",
+    },
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [1, 3, 8, 8], "output_size": 4}},
         {"name": "smoke_uneven", "role": "smoke", "params": {"shape": [1, 2, 9, 7], "output_size": [4, 3]}},
@@ -51,6 +57,8 @@ TASK = {
         {"name": "check_strided", "role": "check",
          "params": {"shape": [1, 3, 24, 40], "output_size": [6, 7], "layout": "strided"}},
         {"name": "bench", "role": "bench", "params": {"shape": [256, 1024, 64, 64], "output_size": 7}},
+        {"name": "check_global_large", "role": "check",
+         "params": {"shape": [1, 2, 97, 101], "output_size": 1, "peak": "late"}},
         {"name": "bench_global_channels_last", "role": "bench",
          "params": {"shape": [2048, 2048, 14, 14], "output_size": 1, "layout": "channels_last"}},
     ],
@@ -70,6 +78,8 @@ def make_inputs(workload, dtype, generator):
     p = workload.params
     x = inputs.randn(p["shape"], dtype, generator, scale=2.0, offset=-3.0)
     x = inputs.with_outliers(x, generator, fraction=2e-3, magnitude=40.0)
+    if p.get("peak") == "late":
+        x = inputs.late_extremum(x, [-2, -1], generator).to(x.dtype)
     layout = p.get("layout", "contiguous")
     x = x.contiguous(memory_format=torch.channels_last) if layout == "channels_last" else inputs.layout(x, layout)
     return {"input": x, "output_size": _arg(p["output_size"]), "return_indices": False}

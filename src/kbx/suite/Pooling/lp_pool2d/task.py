@@ -17,7 +17,8 @@ so the solution, rounding once, uses up to ~60% of the bf16 tolerance (fp32: ~3%
 
 Inputs are normal (mean 0.5, with outliers) or, for p = 3 and 1.5, uniform in [0.05, 3]. Workloads cover p = 2,
 1, 3 and 1.5, overlapping windows and gaps, non-square kernels and strides, the default stride, ceil_mode with
-partial windows, a 3-D input, and transposed, strided and channels-last (NHWC memory) inputs.
+partial windows, a 3-D input, transposed, strided and channels-last (NHWC memory) inputs, and rows of 9001
+(`check_long_row`: 4500 outputs a row, more than one block of outputs a kernel may cap a row at).
 """
 
 import torch
@@ -61,6 +62,8 @@ TASK = {
         {"name": "check_channels_last", "role": "check",
          "params": {"shape": [2, 67, 13, 9], "norm_type": 2.0, "kernel_size": 3, "stride": 2, "ceil_mode": True,
                     "layout": "channels_last"}},
+        {"name": "check_long_row", "role": "check",
+         "params": {"shape": [1, 2, 5, 9001], "norm_type": 2.0, "kernel_size": 3, "stride": 2, "ceil_mode": False}},
         {"name": "bench_k2", "role": "bench",
          "params": {"shape": [128, 128, 224, 224], "norm_type": 2.0, "kernel_size": 2, "stride": None,
                     "ceil_mode": False}},

@@ -13,8 +13,9 @@ inputs, so the contract is exact.
 
 Inputs are mostly negative (normal, mean -3, plus outliers), so treating padding as 0 changes border outputs.
 Workloads cover padding with odd lengths, ceil_mode with partial last windows (and one where the last-window
-rule drops one), dilation, windows with gaps (stride > kernel), a 2-D input, and transposed (channels
-contiguous) and strided inputs.
+rule drops one), dilation, windows with gaps (stride > kernel), a 2-D input, transposed (channels contiguous)
+and strided inputs, and rows of 9001 (`check_long_row`: 4501 outputs a row, more than one block of outputs a
+kernel may cap a row at) whose unique maximum lies past element 8192, in the row's last block.
 """
 
 import torch.nn.functional as F
@@ -67,11 +68,17 @@ TASK = {
         {"name": "check_strided", "role": "check",
          "params": {"shape": [3, 5, 300], "kernel_size": 7, "stride": 3, "padding": 3, "dilation": 1,
                     "ceil_mode": True, "layout": "strided"}},
+        {"name": "check_long_row", "role": "check",
+         "params": {"shape": [2, 3, 9001], "kernel_size": 3, "stride": 2, "padding": 1, "dilation": 1,
+                    "ceil_mode": False, "peak": "late"}},
         {"name": "bench_k2", "role": "bench",
          "params": {"shape": [64, 256, 65536], "kernel_size": 2, "stride": None, "padding": 0, "dilation": 1,
                     "ceil_mode": False}},
         {"name": "bench_k3s1", "role": "bench",
          "params": {"shape": [128, 512, 16384], "kernel_size": 3, "stride": 1, "padding": 1, "dilation": 1,
+                    "ceil_mode": False}},
+        {"name": "bench_over_2_31", "role": "bench",
+         "params": {"shape": [64, 512, 65537], "kernel_size": 2, "stride": None, "padding": 0, "dilation": 1,
                     "ceil_mode": False}},
     ],
 }
@@ -85,6 +92,8 @@ def make_inputs(workload, dtype, generator):
     p = workload.params
     x = inputs.randn(p["shape"], dtype, generator, scale=2.0, offset=-3.0)
     x = inputs.with_outliers(x, generator, fraction=1e-3, magnitude=40.0)
+    if p.get("peak") == "late":
+        x = inputs.late_extremum(x, [-1], generator).to(x.dtype)
     return {"input": inputs.layout(x, p.get("layout", "contiguous")), "kernel_size": p["kernel_size"],
             "stride": p["stride"], "padding": p["padding"], "dilation": p["dilation"], "ceil_mode": p["ceil_mode"]}
 

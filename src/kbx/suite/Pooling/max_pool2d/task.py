@@ -16,8 +16,10 @@ values cannot change the value).
 Inputs are mostly negative (normal, mean -3) with outliers, so a border window that counts padding as 0 returns
 0 instead of its negative maximum. Workloads cover padding with odd sizes, ceil_mode with partial last windows
 (and one where PyTorch's "last window must start inside" rule drops a row and a column), dilation, non-square
-kernels, strides and padding, the default stride, a 3-D input, and transposed, strided and channels-last
-(NHWC memory, the common layout for convnets on tensor cores) inputs.
+kernels, strides and padding, the default stride, a 3-D input, transposed, strided and channels-last
+(NHWC memory, the common layout for convnets on tensor cores) inputs, and rows of 9001 (`check_long_row`: 4501
+outputs a row, more than one block of outputs a kernel may cap a row at) whose unique maximum lies past element
+8192, in the row's last block.
 """
 
 import torch
@@ -72,6 +74,9 @@ TASK = {
         {"name": "check_channels_last_ceil", "role": "check",
          "params": {"shape": [2, 70, 9, 11], "kernel_size": 2, "stride": 2, "padding": 1, "dilation": 1,
                     "ceil_mode": True, "layout": "channels_last"}},
+        {"name": "check_long_row", "role": "check",
+         "params": {"shape": [1, 2, 5, 9001], "kernel_size": 3, "stride": 2, "padding": 1, "dilation": 1,
+                    "ceil_mode": False, "peak": "late"}},
         {"name": "bench_k3s2p1", "role": "bench",
          "params": {"shape": [128, 128, 224, 224], "kernel_size": 3, "stride": 2, "padding": 1, "dilation": 1,
                     "ceil_mode": False}},
@@ -95,6 +100,8 @@ def make_inputs(workload, dtype, generator):
     p = workload.params
     x = inputs.randn(p["shape"], dtype, generator, scale=2.0, offset=-3.0)
     x = inputs.with_outliers(x, generator, fraction=1e-3, magnitude=40.0)
+    if p.get("peak") == "late":
+        x = inputs.late_extremum(x, [-1], generator).to(x.dtype)
     layout = p.get("layout", "contiguous")
     x = x.contiguous(memory_format=torch.channels_last) if layout == "channels_last" else inputs.layout(x, layout)
     return {"input": x, "kernel_size": _arg(p["kernel_size"]), "stride": _arg(p["stride"]),

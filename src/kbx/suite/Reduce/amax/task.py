@@ -10,8 +10,10 @@ the inputs, so the comparison is exact in every dtype.
 Workloads reduce the last, first and a middle dim, two adjacent and two non-adjacent dims, every dim, a few long
 columns, on contiguous, transposed and strided inputs, with reduction lengths that straddle block sizes (127,
 129, 4097). Values are normal with a per-slice offset drawn from [-12, 8): about 40% of the slices are entirely
-negative (a running maximum started at 0 fails), and a few outliers sit on both sides. Inputs are finite: NaN
-propagation is not exercised.
+negative (a running maximum started at 0 fails), and a few outliers sit on both sides. In `check_late_peak` each
+slice's maximum is unique (its maximum + 1) and sits past the largest power of two below its length (9001: past
+element 8192), so a kernel that reads only a prefix of a slice (one tile capped at a block size, the first blocks)
+misses it. Inputs are finite: NaN propagation is not exercised.
 """
 
 import torch
@@ -47,6 +49,7 @@ TASK = {
          "params": {"shape": [129, 127], "dim": -1, "layout": "transposed"}},
         {"name": "check_strided", "role": "check",
          "params": {"shape": [3, 65, 129], "dim": [0, 2], "layout": "strided"}},
+        {"name": "check_late_peak", "role": "check", "params": {"shape": [5, 9001], "dim": -1, "peak": "late"}},
         {"name": "bench_last", "role": "bench", "params": {"shape": [65536, 16384], "dim": -1}},
         {"name": "bench_first", "role": "bench", "params": {"shape": [16384, 65536], "dim": 0}},
         {"name": "bench_middle", "role": "bench", "params": {"shape": [256, 4096, 1024], "dim": 1, "keepdim": True}},
@@ -68,6 +71,8 @@ def make_inputs(workload, dtype, generator):
     offset_shape = [1 if d in reduced else s for d, s in enumerate(shape)]
     x += torch.floor(inputs.uniform(offset_shape, -12.0, 8.0, "float32", generator))
     x = inputs.with_outliers(x, generator, fraction=1e-3, magnitude=20.0)
+    if p.get("peak") == "late":
+        x = inputs.late_extremum(x, dims, generator)
     x = inputs.layout(x.to(inputs.torch_dtype(dtype)), p.get("layout", "contiguous"))
     dim = p["dim"] if isinstance(p["dim"], int) else tuple(p["dim"])
     return {"input": x, "dim": dim, "keepdim": p.get("keepdim", False)}

@@ -13,7 +13,10 @@ its minimum several times (a kernel that keeps the last tied index, or merges pa
 order, fails) and many slices are entirely positive (a running minimum started at 0 fails). Workloads reduce
 the last, first and a middle dim, negative dims, keepdim, dim=None (a full reduction over 1-D, 2-D and
 transposed inputs, where a good kernel splits the work over many programs), slices longer than one block, and
-transposed or strided inputs. Inputs are finite: NaN handling is not exercised.
+transposed or strided inputs. In `check_late_trough` each slice instead has one unique minimum (its minimum - 1)
+past the largest power of two below its length (9001: past element 8192): with tied small integers a slice's
+minimum almost always occurs in its first block, so only there does a kernel that reads a prefix of each slice
+fail. Inputs are finite: NaN handling is not exercised.
 """
 
 import torch
@@ -48,6 +51,7 @@ TASK = {
          "params": {"shape": [127, 129], "dim": -1, "layout": "transposed"}},
         {"name": "check_neg_strided", "role": "check",
          "params": {"shape": [7, 65, 33], "dim": -2, "layout": "strided"}},
+        {"name": "check_late_trough", "role": "check", "params": {"shape": [9, 9001], "dim": -1, "trough": "late"}},
         {"name": "bench_rows", "role": "bench", "params": {"shape": [32768, 32768], "dim": -1}},
         {"name": "bench_middle", "role": "bench", "params": {"shape": [256, 1024, 4096], "dim": 1}},
         {"name": "bench_all", "role": "bench", "params": {"shape": [32768, 32768], "dim": None}},
@@ -71,6 +75,8 @@ def make_inputs(workload, dtype, generator):
     else:
         offset_shape = [1 if d == p["dim"] % len(shape) else s for d, s in enumerate(shape)]
     x += torch.floor(inputs.uniform(offset_shape, -8.0, 12.0, "float32", generator))
+    if p.get("trough") == "late":
+        x = inputs.late_extremum(x, [] if p["dim"] is None else [p["dim"]], generator, lowest=True)
     x = x.to(inputs.torch_dtype(dtype))
     return {"input": inputs.layout(x, p.get("layout", "contiguous")), "dim": p["dim"],
             "keepdim": p.get("keepdim", False)}

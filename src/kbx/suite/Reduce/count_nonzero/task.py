@@ -10,7 +10,8 @@ True counts.
 Values are ReLU-like: about half of the elements are exactly 0, a fifth of those written as -0.0 (a test on the
 bit pattern instead of the value counts them), the rest positive or negative. Workloads reduce every dim (1-D,
 2-D, 3-D and transposed inputs), the last, first and a middle dim, adjacent and non-adjacent dims, a few long
-columns, strided inputs, with lengths that straddle block sizes (127, 129, 4097); inputs are fp32, fp16 or bool.
+columns, strided inputs, with lengths that straddle block sizes (127, 129, 4097), and slices of 9001
+(`check_long_rows`), longer than any one block a kernel may cap a row at (8192); inputs are fp32, fp16 or bool.
 """
 
 import torch
@@ -43,6 +44,7 @@ TASK = {
         {"name": "check_dims_adjacent", "role": "check", "params": {"shape": [7, 33, 65], "dim": [1, 2]}},
         {"name": "check_dims_split", "role": "check", "params": {"shape": [9, 33, 65], "dim": [-1, 0]}},
         {"name": "check_strided", "role": "check", "params": {"shape": [3, 65, 129], "dim": 2, "layout": "strided"}},
+        {"name": "check_long_rows", "role": "check", "params": {"shape": [3, 9001], "dim": -1}},
         {"name": "bench_all", "role": "bench", "params": {"shape": [32768, 32768], "dim": None}},
         {"name": "bench_last", "role": "bench", "params": {"shape": [65536, 16384], "dim": -1}},
     ],

@@ -11,7 +11,10 @@ all -inf gives -inf.
 Half of the workloads add a per-slice offset uniform in [-1000, 1000] (exp overflows to inf above ~88.7 and
 underflows to 0 below ~-103 in fp32, so a formula without the max subtraction returns inf or -inf); the others
 keep values near 0 with a spread of 4 (so the tolerance, relative to the result, stays tight enough to see a
-mistake in the sum). A few elements are -inf (masked logits), and one workload has a whole slice of -inf.
+mistake in the sum). A few elements are -inf (masked logits), and one workload has a whole slice of -inf. In
+`check_late_peak` one element of each slice stands 10 above the rest, past the largest power of two below the
+slice's length (9001: past element 8192): it dominates the sum, so a kernel that reads only a prefix of a slice
+misses most of the result, and one whose online rescaling is wrong sees its running maximum jump late.
 Workloads reduce the last, first and a middle dim, two adjacent and two non-adjacent dims, every dim, a few long
 columns, keepdim, transposed and strided inputs, with lengths that straddle block sizes (127, 129, 4097).
 
@@ -56,6 +59,8 @@ TASK = {
          "params": {"shape": [129, 127], "dim": -1, "offset": 0.0, "layout": "transposed"}},
         {"name": "check_strided", "role": "check",
          "params": {"shape": [3, 65, 129], "dim": [0, 2], "offset": 1000.0, "layout": "strided"}},
+        {"name": "check_late_peak", "role": "check",
+         "params": {"shape": [5, 9001], "dim": -1, "offset": 0.0, "peak": "late"}},
         {"name": "bench_last", "role": "bench", "params": {"shape": [65536, 16384], "dim": -1, "offset": 0.0}},
         {"name": "bench_first", "role": "bench", "params": {"shape": [16384, 65536], "dim": 0, "offset": 0.0}},
     ],
@@ -77,6 +82,8 @@ def make_inputs(workload, dtype, generator):
         x += inputs.uniform(slice_shape, -p["offset"], p["offset"], "float32", generator)
     # About 1% of the elements are -inf (masked logits).
     x = torch.where(inputs.uniform(shape, 0.0, 1.0, "float32", generator) < 0.01, float("-inf"), x)
+    if p.get("peak") == "late":
+        x = inputs.late_extremum(x, dims, generator, step=10.0)
     if p.get("masked_rows"):
         x[::4] = float("-inf")  # every fourth slice (dim 1 reduced) is entirely -inf: the result is -inf
     x = inputs.layout(x.to(inputs.torch_dtype(dtype)), p.get("layout", "contiguous"))

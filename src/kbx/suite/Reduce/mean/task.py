@@ -10,7 +10,8 @@ and rounds once, and a candidate must do the same to stay within tolerance.
 
 Workloads reduce the last, first and a middle dim, two adjacent and two non-adjacent dims, every dim (dim=None,
 with and without keepdim), a few long columns (where a good kernel splits the reduction), on contiguous,
-transposed and strided inputs, with reduction lengths that straddle block sizes (127, 129, 4097). Values have a
+transposed and strided inputs, with reduction lengths that straddle block sizes (127, 129, 4097), and slices of
+9001 (`check_long_rows`), longer than any one block a kernel may cap a row at (8192). Values have a
 mean of 0.5 and a few outliers of +-20, so the sums grow with the length (an fp16 accumulator loses them) and a
 wrong divisor is visible. The default tolerances hold without widening: dividing by n cancels the sqrt(n)
 growth of the sum's rounding error (the solution uses at most 3% of the fp32 tolerance and matches fp16 exactly).
@@ -49,6 +50,7 @@ TASK = {
          "params": {"shape": [129, 127], "dim": -1, "layout": "transposed"}},
         {"name": "check_strided", "role": "check",
          "params": {"shape": [3, 65, 129], "dim": [0, 2], "layout": "strided"}},
+        {"name": "check_long_rows", "role": "check", "params": {"shape": [3, 9001], "dim": -1}},
         {"name": "bench_last", "role": "bench", "params": {"shape": [65536, 16384], "dim": -1}},
         {"name": "bench_middle", "role": "bench", "params": {"shape": [256, 4096, 1024], "dim": 1, "keepdim": True}},
         {"name": "bench_all", "role": "bench", "params": {"shape": [32768, 32768], "dim": None}},

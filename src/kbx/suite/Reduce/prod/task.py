@@ -11,7 +11,8 @@ judge a kernel that accumulates in fp32.
 Values are magnitudes in [0.9, 1.1] with random signs (so products of thousands of factors stay in range and
 their sign depends on every factor), and about one slice in three holds an exact zero. Workloads reduce the last,
 first and a middle dim, a 1-D input (0-d output), a few long columns (where a good kernel splits the work),
-keepdim, transposed and strided inputs, with lengths that straddle block sizes (127, 129, 4097). The default
+keepdim, transposed and strided inputs, with lengths that straddle block sizes (127, 129, 4097), and slices of 9001
+(`check_long_rows`), longer than any one block a kernel may cap a row at (8192). The default
 tolerances hold: the solution uses at most 9% of them (a product's rounding error is relative, about
 sqrt(n) * 6e-8 in fp32 for n factors).
 """
@@ -42,6 +43,7 @@ TASK = {
         {"name": "check_transposed", "role": "check",
          "params": {"shape": [129, 127], "dim": -1, "layout": "transposed"}},
         {"name": "check_strided", "role": "check", "params": {"shape": [7, 65, 33], "dim": 1, "layout": "strided"}},
+        {"name": "check_long_rows", "role": "check", "params": {"shape": [3, 9001], "dim": -1}},
         {"name": "bench_last", "role": "bench", "params": {"shape": [65536, 16384], "dim": -1}},
         {"name": "bench_middle", "role": "bench", "params": {"shape": [256, 4096, 1024], "dim": 1}},
     ],

@@ -9,7 +9,8 @@ accumulates bf16 in fp32 and rounds once, and a candidate must do the same to st
 
 Workloads reduce the last dim, the first dim, a middle dim of a 3-D tensor, several dims at once (adjacent and
 not), with keepdim True and False, on contiguous, transposed and strided inputs, with reduction lengths that
-straddle block sizes (127, 129, 4097). Values have a non-zero mean, so sums grow with the length, and a few
+straddle block sizes (127, 129, 4097) and slices of 9001 (`check_long_rows`), longer than any one block a kernel
+may cap a row at (8192). Values have a non-zero mean, so sums grow with the length, and a few
 outliers. The `length` parameter of each workload is the number of elements summed into one output; the
 absolute tolerance grows with its square root (rounding error of a length-n sum grows like sqrt(n)).
 """
@@ -50,12 +51,14 @@ TASK = {
          "params": {"shape": [129, 127], "dim": -1, "layout": "transposed", "length": 127}},
         {"name": "check_strided", "role": "check",
          "params": {"shape": [3, 65, 129], "dim": [0, 2], "layout": "strided", "length": 387}},
+        {"name": "check_long_rows", "role": "check", "params": {"shape": [3, 9001], "dim": -1, "length": 9001}},
         {"name": "bench_last", "role": "bench", "params": {"shape": [65536, 16384], "dim": -1, "length": 16384}},
         {"name": "bench_first", "role": "bench", "params": {"shape": [16384, 65536], "dim": 0, "length": 16384}},
         {"name": "bench_middle", "role": "bench",
          "params": {"shape": [256, 4096, 1024], "dim": 1, "keepdim": True, "length": 4096}},
         {"name": "bench_dims", "role": "bench",
          "params": {"shape": [64, 4096, 4096], "dim": [0, 2], "length": 262144}},
+        {"name": "bench_over_2_31", "role": "bench", "params": {"shape": [65537, 32768], "dim": -1, "length": 32768}},
     ],
 }
 

@@ -12,7 +12,8 @@ Every slice has its own offset, uniform in [-1000, 1000], on top of a spread of 
 textbook one-pass formula (E[x^2] - E[x]^2) cancels catastrophically in fp32 (1e6 - 1e6 for a variance of about
 4), so a stable algorithm (two passes, Welford/Chan updates, or shifted sums) is needed. Workloads reduce the last,
 first and a middle dim, adjacent and non-adjacent dims, every dim, a few long columns, with correction 1, 0 and 2,
-keepdim, transposed and strided inputs, lengths that straddle block sizes (127, 129, 4097).
+keepdim, transposed and strided inputs, lengths that straddle block sizes (127, 129, 4097), and slices of 9001
+(`check_long_rows`), longer than any one block a kernel may cap a row at (8192).
 
 The `length` parameter is n; atol grows with sqrt(n) (variances here are 1 to 9). PyTorch's fp32 GPU kernel runs
 Welford updates on unshifted data, whose error grows with n and the offset: this solution without its shift loses up
@@ -65,6 +66,8 @@ TASK = {
          "params": {"shape": [129, 127], "dim": -1, "correction": 1, "layout": "transposed", "length": 127}},
         {"name": "check_strided", "role": "check",
          "params": {"shape": [3, 65, 129], "dim": [0, 2], "correction": 1, "layout": "strided", "length": 387}},
+        {"name": "check_long_rows", "role": "check",
+         "params": {"shape": [3, 9001], "dim": -1, "correction": 1, "length": 9001}},
         {"name": "bench_last", "role": "bench",
          "params": {"shape": [65536, 16384], "dim": -1, "correction": 1, "length": 16384}},
         {"name": "bench_first", "role": "bench",

@@ -13,7 +13,9 @@ dtype; fp16 is accumulated in fp32 and rounded once.
 Values are normal with a mean of -0.5, so signed sums differ from sums of magnitudes, and a few outliers of +-20;
 the largest magnitude of a slice is often negative (a max without |.| fails). Workloads reduce the last, first
 and a middle dim, adjacent and non-adjacent dims, every dim, a few long columns, keepdim, transposed and strided
-inputs, with lengths that straddle block sizes (127, 129, 4097). The default tolerances hold: the solution uses at
+inputs, with lengths that straddle block sizes (127, 129, 4097), and slices of 9001 whose largest magnitude is
+unique and lies past element 8192 (`check_late_peak_inf`: a kernel that reads only a prefix of each slice misses
+it). The default tolerances hold: the solution uses at
 most 25% of the fp32 tolerance (the ord-1 sum of 4097 magnitudes, about 3700, is the tightest) and matches fp16.
 """
 
@@ -54,6 +56,8 @@ TASK = {
          "params": {"shape": [129, 127], "ord": 2, "dim": -1, "layout": "transposed"}},
         {"name": "check_strided_inf", "role": "check",
          "params": {"shape": [3, 65, 129], "ord": "inf", "dim": [0, 2], "layout": "strided"}},
+        {"name": "check_late_peak_inf", "role": "check",
+         "params": {"shape": [5, 9001], "ord": "inf", "dim": -1, "peak": "late"}},
         {"name": "bench_last", "role": "bench", "params": {"shape": [65536, 16384], "ord": 2, "dim": -1}},
         {"name": "bench_all", "role": "bench", "params": {"shape": [32768, 32768], "ord": 2, "dim": None}},
         {"name": "bench_first_l1", "role": "bench", "params": {"shape": [16384, 65536], "ord": 1, "dim": 0}},
@@ -69,6 +73,9 @@ def make_inputs(workload, dtype, generator):
     p = workload.params
     x = inputs.randn(p["shape"], dtype, generator, scale=1.0, offset=-0.5)
     x = inputs.with_outliers(x, generator, fraction=1e-3, magnitude=20.0)
+    if p.get("peak") == "late":
+        dims = [] if p["dim"] is None else [p["dim"]] if isinstance(p["dim"], int) else p["dim"]
+        x = inputs.late_extremum(x, dims, generator, magnitude=True).to(x.dtype)
     x = inputs.layout(x, p.get("layout", "contiguous"))
     dim = tuple(p["dim"]) if isinstance(p["dim"], list) else p["dim"]
     ord = float("inf") if p["ord"] == "inf" else p["ord"]

@@ -1,0 +1,42 @@
+"""`inputs.late_extremum`: one unique extremum per slice, past every power-of-two prefix of the slice."""
+
+import pytest
+import torch
+
+from kbx.tasks import inputs
+
+
+def generator():
+    return torch.Generator().manual_seed(7)
+
+
+@pytest.mark.parametrize("length", [9001, 8193, 4097, 129, 2])
+def test_the_maximum_is_unique_and_past_the_largest_power_of_two(length):
+    x = inputs.randn([6, length], "float32", generator())
+    y = inputs.late_extremum(x, [-1], generator())
+    top = y.amax(dim=1, keepdim=True)
+    assert torch.equal((y == top).sum(dim=1), torch.ones(6, dtype=torch.int64))
+    prefix = 2 ** ((length - 1).bit_length() - 1)
+    assert (y.argmax(dim=1) >= prefix).all()
+    assert torch.equal(y.amax(dim=1), x.amax(dim=1) + 1)
+
+
+def test_several_dims_count_in_their_order_and_the_rest_is_unchanged():
+    x = inputs.randn([5, 7, 33], "float32", generator())
+    y = inputs.late_extremum(x, [2, 0], generator(), lowest=True)
+    slices = y.permute(1, 0, 2).reshape(7, -1)  # reduced dims 0 and 2, in that order
+    assert (slices.argmin(dim=1) >= 128).all()
+    assert (y != x).sum() == 7
+
+
+def test_magnitude_keeps_the_sign_and_tops_every_magnitude():
+    x = inputs.randn([4, 9001], "float32", generator(), offset=-0.5)
+    y = inputs.late_extremum(x, [1], generator(), magnitude=True)
+    at = y.abs().argmax(dim=1)
+    assert (at >= 8192).all()
+    assert torch.equal(torch.sign(y.gather(1, at[:, None])), torch.sign(x.gather(1, at[:, None])))
+
+
+def test_an_empty_dim_list_means_every_dim():
+    x = inputs.randn([3, 17, 129], "float32", generator())
+    assert inputs.late_extremum(x, [], generator()).flatten().argmax() >= 4096
