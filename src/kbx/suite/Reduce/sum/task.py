@@ -58,7 +58,6 @@ TASK = {
          "params": {"shape": [256, 4096, 1024], "dim": 1, "keepdim": True, "length": 4096}},
         {"name": "bench_dims", "role": "bench",
          "params": {"shape": [64, 4096, 4096], "dim": [0, 2], "length": 262144}},
-        {"name": "bench_over_2_31", "role": "bench", "params": {"shape": [65537, 32768], "dim": -1, "length": 32768}},
     ],
 }
 
