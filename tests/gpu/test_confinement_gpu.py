@@ -34,7 +34,7 @@ _CHILD = textwrap.dedent("""
     }))
 """)
 
-LISTING = gpus.read_listing()
+LISTING = gpus.openable(gpus.read_listing())
 
 
 @pytest.mark.skipif(not LISTING, reason="the driver lists no GPU")

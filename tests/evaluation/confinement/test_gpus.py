@@ -60,8 +60,11 @@ def test_an_empty_assignment_keeps_no_gpu(four):
         assert assignment.nodes() == () and assignment.visible_devices() == ""
 
 
+def test_an_unpinned_worker_keeps_the_first_gpu_it_computes_on(four):
+    assert gpus.resolve({}, four).nodes() == ("/dev/nvidia2",)
+
+
 @pytest.mark.parametrize("environ", [
-    {},  # nothing assigned: every GPU is the worker's
     {"CUDA_VISIBLE_DEVICES": "4"},  # no such GPU
     {"CUDA_VISIBLE_DEVICES": "MIG-0f3c8d9e-1111-2222-3333-444455556666"},
 ])
@@ -96,3 +99,14 @@ def test_the_view_keeps_shared_driver_nodes_and_only_the_assigned_gpus_own(tmp_p
     assert "nvidia12" in names(device_nodes(str(dev), None)) and "nvidia0" in names(device_nodes(str(dev), None))
     assert names(device_nodes(str(dev), ())) == ["null", "nvidia-caps", "nvidia-uvm", "nvidia-uvm-tools",
                                                  "nvidiactl", "zero"]
+
+
+def test_ordinals_count_among_the_gpus_whose_node_exists(tmp_path: Path, four):
+    dev = tmp_path / "dev"
+    dev.mkdir()
+    for minor in (3, 1):  # a container given two of the host's four GPUs, seeing the whole driver listing
+        (dev / f"nvidia{minor}").touch()
+    mine = gpus.openable(four, str(dev))
+    assert [g.minor for g in mine] == [3, 1]
+    assert gpus.resolve({"CUDA_VISIBLE_DEVICES": "0"}, mine).nodes() == ("/dev/nvidia3",)
+    assert gpus.resolve({}, mine).nodes() == ("/dev/nvidia3",)

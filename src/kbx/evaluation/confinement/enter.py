@@ -74,6 +74,8 @@ def confine(spec: ConfinementSpec, job_dir: str) -> None:
     view.build_view(plan)
     if plan.cuda_visible is not None:  # by UUID: the view holds only these GPUs' nodes, whatever CUDA's order
         os.environ["CUDA_VISIBLE_DEVICES"] = plan.cuda_visible
+    if plan.gpu_note:  # in the worker's output, which the result row keeps
+        sys.stderr.write(f"kbx: every GPU's device node is in the candidate's view: {plan.gpu_note}\n")
     # pivot_root left the process at the new root; a worker's directory is inside its job directory, at the same
     # path in the view, while a directory outside it (where a probe was started) need not exist there.
     os.chdir(cwd if os.path.isdir(cwd) else job_dir)

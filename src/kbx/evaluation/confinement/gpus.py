@@ -2,14 +2,16 @@
 
 The driver lists every GPU it manages under `/proc/driver/nvidia/gpus/<bus id>/information`, with the minor number
 of its `/dev/nvidia<minor>` node and its UUID. The worker's `CUDA_VISIBLE_DEVICES` names the GPUs assigned to it,
-by CUDA ordinal or by UUID. An ordinal names the n-th GPU in PCI bus order where CUDA enumerates in that order: when
-`CUDA_DEVICE_ORDER=PCI_BUS_ID`, or when every GPU is the same model (CUDA's default order, fastest first, cannot
-tell identical GPUs apart by speed and keeps the bus order). The view then holds only those GPUs' numbered nodes,
-and the worker names them by UUID, so that CUDA's enumeration cannot pick another GPU whatever its order.
+by CUDA ordinal or by UUID; a worker with none set computes on CUDA's first device, ordinal 0. An ordinal names the
+n-th GPU in PCI bus order where CUDA enumerates in that order: when `CUDA_DEVICE_ORDER=PCI_BUS_ID`, or when every
+GPU is the same model (CUDA's default order, fastest first, cannot tell identical GPUs apart by speed and keeps the
+bus order). The view then holds only those GPUs' numbered nodes, and the worker names them by UUID, so that CUDA's
+enumeration cannot pick another GPU whatever its order.
 
 Where the assignment cannot be resolved (no driver listing, MIG instances, an ordinal on a host of mixed models in
-the default order, an entry that names no GPU) every GPU's node stays in the view, as before this module existed:
-the namespaces, UID and filter still hold; only the narrowing is lost, and `resolve` says why.
+the default order, an entry that names none of the GPUs whose node exists) every GPU's node stays in the view, as
+before this module existed: the namespaces, UID and filter still hold; only the narrowing is lost, and `resolve`
+says why (the worker's output carries it).
 """
 
 from __future__ import annotations
@@ -70,6 +72,12 @@ def read_listing(root: str = DRIVER_LISTING) -> list[Gpu]:
     return found
 
 
+def openable(listing: list[Gpu], dev: str = "/dev") -> list[Gpu]:
+    """The listed GPUs whose node exists in `dev`: the only ones CUDA can enumerate, so ordinals count among them
+    (a container may see the driver's listing of the whole host but the nodes of its own GPUs only)."""
+    return [gpu for gpu in listing if os.path.exists(os.path.join(dev, f"nvidia{gpu.minor}"))]
+
+
 def _fields(text: str) -> dict[str, str]:
     """`Key:   value` lines as a dict."""
     pairs = (line.split(":", 1) for line in text.splitlines() if ":" in line)
@@ -80,7 +88,7 @@ def resolve(environ: Mapping[str, str], listing: list[Gpu]) -> Assignment:
     """The GPUs `environ`'s `CUDA_VISIBLE_DEVICES` assigns, among the driver's `listing`."""
     visible = environ.get("CUDA_VISIBLE_DEVICES")
     if visible is None:
-        return Assignment(None, "CUDA_VISIBLE_DEVICES is not set: every GPU is the worker's")
+        visible = "0"  # unpinned: the worker computes on `cuda`, CUDA's first device, as the trusted worker does
     if not listing:
         return Assignment(None, f"the driver lists no GPU under {DRIVER_LISTING}")
     by_uuid = {gpu.uuid.lower(): gpu for gpu in listing}

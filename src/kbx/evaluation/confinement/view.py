@@ -47,7 +47,7 @@ class ViewPlan:
     cuda_visible: str | None = None
     """`CUDA_VISIBLE_DEVICES` for the confined worker (the assigned GPUs by UUID); None leaves it as it is."""
     gpu_note: str = ""
-    """Why every GPU's node is in the view, where the assignment could not be resolved."""
+    """Why every GPU's node is in the view, where there are GPUs and the assignment could not be resolved."""
 
 
 def plan_view(job_dir: str, hidden: tuple[str, ...] = ()) -> ViewPlan:
@@ -73,15 +73,16 @@ def plan_view(job_dir: str, hidden: tuple[str, ...] = ()) -> ViewPlan:
         if value:
             wanted.append(value if os.path.isdir(value) else os.path.dirname(value))
     wanted += [p for p in os.environ.get("LD_LIBRARY_PATH", "").split(":") if p]
-    assignment = gpus.resolve(os.environ, gpus.read_listing())
+    assignment = gpus.resolve(os.environ, gpus.openable(gpus.read_listing()))
+    nodes = device_nodes("/dev", assignment.nodes())
     return ViewPlan(
         job_dir=os.path.realpath(job_dir),
         read_only=_outermost(os.path.realpath(p) for p in wanted if os.path.exists(p)),
         links=tuple(links),
         hidden=tuple(sorted(hide)),
-        devices=device_nodes("/dev", assignment.nodes()),
+        devices=nodes,
         cuda_visible=assignment.visible_devices(),
-        gpu_note=assignment.why,
+        gpu_note=assignment.why if any(gpus.is_numbered_node(os.path.basename(n)) for n in nodes) else "",
     )
 
 
