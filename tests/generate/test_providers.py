@@ -9,7 +9,6 @@ import pytest
 from kbx.cli import main
 from kbx.errors import KbxError
 from kbx.generate.http import HttpClient, ProviderError, parse_retry_after
-from kbx.generate.pricing import Prices
 from kbx.generate.providers import Key, Message, Request, Throttled, Usage, open_provider, replay_records
 from tests.generate.server import Refusal, Script, http_server, serve
 
@@ -122,14 +121,6 @@ def test_anthropic_messages_api(monkeypatch):
     ((path, key, version, body),) = seen
     assert path == "/v1/messages" and key == "ak" and version == "2023-06-01"
     assert body["system"] == "be brief" and [m["role"] for m in body["messages"]] == ["user"]
-
-
-def test_cost_from_the_price_table(monkeypatch):
-    monkeypatch.setenv("KBX_PRICES", json.dumps({"tiny": {"input": 2.0, "output": 8.0}}))
-    prices = Prices.from_env()
-    assert prices.cost("openai:tiny", Usage(1_000_000, 500_000)) == pytest.approx(6.0)
-    assert prices.cost("openai:other", Usage(1, 1)) is None
-    assert prices.cost("openai:tiny", Usage(None, 1)) is None
 
 
 def test_throttled_prices_replies_and_counts_calls(monkeypatch, tmp_path):
