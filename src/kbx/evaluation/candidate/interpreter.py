@@ -13,6 +13,8 @@ Installed in the candidate worker before candidate code is imported, on the CPU 
   semantics only let boolean (int1) masks through, so the shim reads any mask's data as booleans.
 - Block pointers (`tl.make_block_ptr`, `tl.advance`, `boundary_check`), which the GPU's Triton 3.6 compiles and
   Triton 3.7 on removed: `kbx.evaluation.candidate.block_pointers` lowers them to pointers and masks.
+- And one check rather than a shim: every launched kernel must also lower to Triton IR for a GPU
+  (`kbx.evaluation.candidate.gpu_frontend`), so a Python body that only the interpreter runs is not a kernel.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from kbx.evaluation.candidate.block_pointers import install_block_pointers
+from kbx.evaluation.candidate.gpu_frontend import install_gpu_frontend_check
 
 
 def install_interpreter_shims() -> None:
@@ -30,6 +33,7 @@ def install_interpreter_shims() -> None:
     _shim_bfloat16()
     _shim_masks()
     install_block_pointers()
+    install_gpu_frontend_check()
 
 
 def bf16_bits_to_f32(bits: np.ndarray) -> np.ndarray:

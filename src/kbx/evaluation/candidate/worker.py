@@ -303,9 +303,10 @@ def _describe(exc: BaseException, importing: bool) -> dict[str, Any]:
     if _DENIED:  # the sandbox refused something the candidate tried: that, not the error it led to, is the verdict
         error = f"runtime.denied: the sandbox denied {_DENIED[0]}"
         return {"status": "REJECTED_RUNTIME", "error": error, "traceback": text}
+    named = type(exc).__name__ != "NotTriton"  # its message is a verdict: `runtime.not_triton: ...`
     return {
         "status": _classify(exc, importing),
-        "error": f"{type(exc).__name__}: {str(exc)[:500]}",
+        "error": f"{type(exc).__name__}: {str(exc)[:500]}" if named else str(exc)[:500],
         "traceback": text,
     }
 
@@ -315,6 +316,8 @@ def _classify(exc: BaseException, importing: bool) -> str:
     module = type(exc).__module__ or ""
     message = str(exc)
     if name == "TraceLost":  # the candidate stopped the launch trace (`kbx.evaluation.candidate.launch_trace`)
+        return "REJECTED_RUNTIME"
+    if name == "NotTriton":  # a kernel only the CPU interpreter runs (`kbx.evaluation.candidate.gpu_frontend`)
         return "REJECTED_RUNTIME"
     if isinstance(exc, MemoryError) or name == "OutOfMemoryError":
         return "OUT_OF_MEMORY"
