@@ -28,7 +28,7 @@ from kbx.running.schedule import describe, environment, longest_first, open_eval
 from kbx.running.writer import Writer, phase_totals, say, write_outputs
 from kbx.store.cache import harness_version
 from kbx.store.db import RunInfo, Store
-from kbx.tasks.registry import SuiteSpec, load_suite, select
+from kbx.tasks.registry import Suite, SuiteSpec, open_suite, select
 from kbx.tasks.spec import Task
 
 
@@ -110,17 +110,18 @@ def run_method(method: str, options: RunOptions, progress: TextIO | None = sys.s
 
     chosen = get_method(method)
     generation = chosen.settings(options.generation)
-    suite = load_suite(options.suite, options.level)
+    opened = open_suite(options.suite, options.level)
+    suite, unloaded = list(opened.tasks), _not_loaded(opened, options)
     tasks = _selected(suite, options)
     if not tasks:
         raise KbxError("no task matches the selection")
     if generation is None:
-        return _run(chosen.candidates(tasks), [], {"method": method}, options, progress)
+        return _run(chosen.candidates(tasks), unloaded, {"method": method}, options, progress)
     from kbx.generate.drive import generating_run
 
     drive, names, planned = generating_run(chosen, generation, tasks, suite, _stored_generations(options.store),
                                            progress)
-    return _run([], [], {"method": method}, replace(options, model=generation.model, generation=generation),
+    return _run([], unloaded, {"method": method}, replace(options, model=generation.model, generation=generation),
                 progress, Generating(drive, names, planned))
 
 
@@ -171,7 +172,8 @@ def _stored_timing(config: dict[str, Any]) -> TimingSettings | None:
 
 def evaluate_sources(sources: Sequence[str], options: RunOptions, progress: TextIO | None = sys.stderr) -> RunResult:
     """Evaluate candidates read from files, directories or JSONL."""
-    suite = load_suite(options.suite, options.level)
+    opened = open_suite(options.suite, options.level)
+    suite = list(opened.tasks)
     selected = _selected(suite, options)
     entries = {t.name: t.entry_point for t in suite}
     ingested = ingest(sources, entries, [t.name for t in selected] if options.tasks else None)
@@ -179,7 +181,13 @@ def evaluate_sources(sources: Sequence[str], options: RunOptions, progress: Text
     chosen = {t.name for t in selected}  # --category and --shard narrow what the sources hold
     pairs = [(by_name[c.task], c) for c in ingested.candidates if c.task in chosen]
     config = {"method": "eval", "sources": [str(s) for s in sources]}
-    return _run(pairs, ingested.skipped, config, options, progress)
+    return _run(pairs, [*_not_loaded(opened, options), *ingested.skipped], config, options, progress)
+
+
+def _not_loaded(suite: Suite, options: RunOptions) -> list[str]:
+    """One skipped line per problem of the suite that could not become a task (a KernelBench problem kbx cannot
+    run), when no task was asked for by name."""
+    return [] if options.tasks else [f"not loaded: {line}" for line in suite.unloaded]
 
 
 def _run(

@@ -131,3 +131,13 @@ def test_a_case_whose_reference_fails_too_is_the_problems_fault_not_the_candidat
     assert result.returncode == 1
     assert "could not be judged" in result.stderr and "its reference failed on smoke/float32" in result.stderr
     assert (tmp_path / "out" / "results.jsonl").read_text() == ""
+
+
+def test_a_run_lists_the_problems_it_could_not_load_as_skipped(tmp_path):
+    write(tmp_path / "problems", "level1/1_Scale", SCALE)
+    write(tmp_path / "problems", "level1/2_Broken", SCALE.replace("class Model(", "class Net("))
+    (tmp_path / "none").mkdir()
+    result = kbx("eval", str(tmp_path / "none"), "--suite", f"kernelbench:{tmp_path / 'problems'}", "--device", "cpu",
+                 "--out", str(tmp_path / "out"), "--store", str(tmp_path / "kbx.db"))
+    assert result.returncode == 1
+    assert "skipped: not loaded: level1/2_Broken: defines no top-level `class Model(nn.Module)`" in result.stderr

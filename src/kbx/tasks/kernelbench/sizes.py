@@ -112,7 +112,7 @@ class Plan:
     multiples: dict[str, int]
     """key -> what the size must stay a multiple of (only where that is more than 1)."""
     floor: int
-    """The least value a size may take: above the widest window that stays."""
+    """The least value a size may take: above the widest window that stays (a perturbed copy keeps to it)."""
 
     def values(self) -> dict[str, int]:
         """Every constant that changes, for `rewrite`."""
@@ -146,14 +146,15 @@ def plan(found: Mapping[str, int], first: int, step: int) -> Plan | None:
     if not published and not moved_divisors:
         return None
     staying = {k: v for k, v in found.items() if k not in published and k not in moved_divisors}
-    floor = max(first, _widest_window(staying) + 2)
+    floor = _widest_window(staying) + 2
     value_of: dict[int, int] = {}
     multiple_of: dict[int, int] = {}
     previous = 0
     for index, value in enumerate(sorted(set(published.values()))):
         dividend = any(_DIVIDEND_NAME.search(k.split("[", 1)[0]) for k, v in published.items() if v == value)
         multiple = math.lcm(*(moved_divisors.get(k, d) for k, d in divisors.items() if dividend and value % d == 0))
-        target = max(floor + step * index, previous + 1)
+        target = max(first, floor) + step * index
+        target = max(target, previous + 1)
         value_of[value] = previous = odd_multiple_at_least(target, multiple)
         multiple_of[value] = multiple
     return Plan(
