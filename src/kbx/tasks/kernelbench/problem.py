@@ -47,15 +47,15 @@ MODEL, GET_INPUTS, GET_INIT_INPUTS = "Model", "get_inputs", "get_init_inputs"
 PERTURB_SOURCE = '''def perturb(workload, rng):
     # Each distinct size moves one to three steps down its grid (odd numbers, or odd multiples of the divisor it
     # must stay a multiple of), so the copy costs no more than the published check; equal sizes move together; none
-    # goes below the workload's floor (the widest window) or below a size that was smaller (`seq_len <= max_seqlen`
-    # still holds): those move up to the next free step instead.
+    # goes below the workload's floor (the widest window, the role's least size) or below a size that was smaller
+    # (`seq_len <= max_seqlen` still holds): those stop at the lowest step they may take.
     values, floor = workload.params["sizes"], workload.params["floor"]
     multiples = workload.params.get("multiples", {})
     moved, previous = {}, 0
     for value in sorted(set(values.values())):
         step = 2 * max(multiples.get(k, 1) for k in values if values[k] == value)
         new = value - step * sizes.integer(rng, 1, 3)
-        while new < max(floor, previous) or new == value:
+        while new < max(floor, previous) and new < value:
             new += step
         moved[value] = previous = new
     resized = {k: moved[v] for k, v in values.items()}

@@ -15,9 +15,11 @@ Which constants move (`plan`):
   become DIVISOR_VALUE when large; every moved size named like what a divisor divides (channels, features,
   embedding widths, image sizes, sequence lengths) that the published divisor divided stays a multiple of it;
 - equal published values stay equal (`in_features = out_features = 8192` in a residual block), and the order of the
-  published values is kept (`seq_len <= max_seqlen`); new values start above every constant that stays (a pooling
-  window of 11 still fits) and grow by a few units per distinct published value, so no two sizes coincide by
-  accident.
+  published values is kept (`seq_len <= max_seqlen`); new values start above the widest window that stays (a
+  pooling window of 11 still fits) and grow by a few units per distinct published value, so no two sizes coincide
+  by accident;
+- how large they start (`shrink`, `Role`): the largest first value whose largest `get_inputs` tensor, as estimated
+  from its call arguments, stays within the role's budget of elements.
 
 What cannot move: a size written inside `get_inputs` or inside the model's code (`torch.randn(16, 1024)`,
 `nn.Linear(16 * 5 * 5, 120)`). A problem whose constants all stay has no smoke or check workload: it is timed on a
@@ -112,7 +114,8 @@ class Plan:
     multiples: dict[str, int]
     """key -> what the size must stay a multiple of (only where that is more than 1)."""
     floor: int
-    """The least value a size may take: above the widest window that stays (a perturbed copy keeps to it)."""
+    """The least value a perturbed copy may give a size: above the widest window that stays, and no smaller than
+    the role's smallest first value (a network that pools twice needs some room)."""
 
     def values(self) -> dict[str, int]:
         """Every constant that changes, for `rewrite`."""
@@ -130,30 +133,31 @@ def shrink(module: ast.Module, found: Mapping[str, int], role: Role) -> Plan | N
     inside `get_inputs` do not shrink); None when nothing is large enough to shrink."""
     chosen = None
     for first in role.firsts:
-        chosen = plan(found, first, role.step)
+        chosen = plan(found, first, role.step, least=min(role.firsts))
         if chosen is None or input_elements(module, {**found, **chosen.values()}) <= role.budget:
             return chosen
     return chosen
 
 
-def plan(found: Mapping[str, int], first: int, step: int) -> Plan | None:
+def plan(found: Mapping[str, int], first: int, step: int, least: int = 0) -> Plan | None:
     """New values for the constants to shrink: odd (or odd multiples of a divisor they must stay multiples of),
     in the order of their published values, starting at `first` or above the widest window that stays (a kernel
-    or pooling size, dilated); None when nothing is large enough to shrink."""
+    or pooling size, dilated); None when nothing is large enough to shrink. `least`: the floor of a perturbed copy
+    besides the window."""
     divisors = {k: v for k, v in found.items() if is_divisor(k) and v >= 2}
     moved_divisors = {k: DIVISOR_VALUE for k, v in divisors.items() if v >= SHRINK_FROM}
     published = {k: v for k, v in found.items() if v >= SHRINK_FROM and k not in divisors}
     if not published and not moved_divisors:
         return None
     staying = {k: v for k, v in found.items() if k not in published and k not in moved_divisors}
-    floor = _widest_window(staying) + 2
+    window = _widest_window(staying) + 2
     value_of: dict[int, int] = {}
     multiple_of: dict[int, int] = {}
     previous = 0
     for index, value in enumerate(sorted(set(published.values()))):
         dividend = any(_DIVIDEND_NAME.search(k.split("[", 1)[0]) for k, v in published.items() if v == value)
         multiple = math.lcm(*(moved_divisors.get(k, d) for k, d in divisors.items() if dividend and value % d == 0))
-        target = max(first, floor) + step * index
+        target = max(first, window) + step * index
         target = max(target, previous + 1)
         value_of[value] = previous = odd_multiple_at_least(target, multiple)
         multiple_of[value] = multiple
@@ -161,7 +165,7 @@ def plan(found: Mapping[str, int], first: int, step: int) -> Plan | None:
         sizes={k: value_of[v] for k, v in published.items()},
         divisors=moved_divisors,
         multiples={k: multiple_of[v] for k, v in published.items() if multiple_of[v] > 1},
-        floor=floor,
+        floor=max(window, least),
     )
 
 
