@@ -31,7 +31,7 @@ def evaluate(
     *,
     device: str = "auto",
     timeout_s: float | None = None,
-    suite: Path | None = None,
+    suite: str | Path | None = None,
     confined: bool = True,
 ) -> Evaluation:
     """Evaluate one candidate on one task in an isolated worker.
@@ -41,7 +41,8 @@ def evaluate(
         source: the candidate's Python source, or a raw LLM reply with fenced code blocks.
         device: `cpu` (Triton interpreter), `cuda`, or `auto`.
         timeout_s: wall-clock limit for the candidate; the device's default when None.
-        suite: the suite folder holding `task` when it is a name (default: the shipped suite).
+        suite: the suite holding `task` when it is a name: a folder, or `kernelbench:PATH` for the problems of a
+            KernelBench checkout (default: the suite shipped with kbx).
         confined: run the candidate in its OS confinement (namespaces, unprivileged UID, seccomp); False runs it
             as this process's user in the host's namespaces, and the row says so.
 
@@ -50,7 +51,7 @@ def evaluate(
     """
     if isinstance(task, str):
         task = select(load_suite(suite), [task])[0]
-    extraction = extract_code(source, task.name) if "```" in source or "~~~" in source else None
+    extraction = extract_code(source, task.entry_point) if "```" in source or "~~~" in source else None
     code = extraction.code if extraction else source
     candidate = Candidate("api", task.name, code, problem=extraction.problem if extraction else None)
     limits = Limits(timeout_s=timeout_s, confined=confined)

@@ -49,14 +49,14 @@ def _task_commands(commands: Any) -> None:
     listing = tasks.add_parser("list", help="list the suite's tasks")
     listing.add_argument("--category", help="only this category")
     listing.add_argument("--json", action="store_true", help="print a JSON array")
-    _suite_option(listing)
+    _suite_option(listing, level=True)
     listing.set_defaults(handler=_tasks_list)
     show = tasks.add_parser("show", help="describe one task")
     show.add_argument("name")
-    _suite_option(show)
+    _suite_option(show, level=True)
     show.set_defaults(handler=_tasks_show)
     validate = tasks.add_parser("validate", help="check every task loads and its inputs and reference run")
-    _suite_option(validate)
+    _suite_option(validate, level=True)
     validate.set_defaults(handler=_tasks_validate)
 
 
@@ -78,12 +78,16 @@ def _run_commands(commands: Any) -> None:
     prompt = commands.add_parser("prompt", help="print the prompt a generating method sends for one task")
     prompt.add_argument("task")
     prompt.add_argument("--gpu", help="target GPU named in the prompt, e.g. H100 (default: the CPU interpreter)")
-    _suite_option(prompt)
+    _suite_option(prompt, level=True)
     prompt.set_defaults(handler=_prompt)
 
 
-def _suite_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--suite", type=Path, help="suite folder (default: the suite shipped with kbx)")
+def _suite_option(parser: argparse.ArgumentParser, level: bool = False) -> None:
+    parser.add_argument("--suite", help="a suite folder, or kernelbench:PATH for the problems of a KernelBench "
+                                        "checkout (or its problem folder); default: the suite shipped with kbx")
+    if level:
+        parser.add_argument("--level", type=int, choices=(1, 2, 3),
+                            help="only the tasks of this level (1 single operators, 2 fusions, 3 architectures)")
 
 
 def _generation_options(parser: argparse.ArgumentParser) -> None:
@@ -156,13 +160,16 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
                         help="GPU timing: time eager and torch.compile beside every candidate (default: once per task "
                              "and GPU, reused while a drift canary timed beside each candidate stays steady)")
     stored.store_option(parser)
-    _suite_option(parser)
+    _suite_option(parser, level=True)
 
 
 def _tasks_list(args: argparse.Namespace) -> int:
-    from kbx.tasks.registry import load_suite, select
+    from kbx.tasks.registry import open_suite, select
 
-    tasks = select(load_suite(args.suite), category=args.category)
+    suite = open_suite(args.suite, args.level)
+    for line in suite.unloaded:  # KernelBench problems kbx cannot run: one line each, the listing goes on
+        print(f"kbx: not loaded: {line}", file=sys.stderr)
+    tasks = select(suite.tasks, category=args.category)
     if args.json:
         rows = [
             {
@@ -182,7 +189,8 @@ def _tasks_list(args: argparse.Namespace) -> int:
     print(f"{'category':15s} {'level':5s} {'task and signature':70s} dtypes")
     for t in tasks:
         print(f"{t.category:15s} L{t.level:<4d} {t.name + t.signature.render():70s} {','.join(t.dtypes)}")
-    print(f"{len(tasks)} task(s) in {len({t.category for t in tasks})} categories")
+    unloaded = f"; {len(suite.unloaded)} problem(s) not loaded (listed above)" if suite.unloaded else ""
+    print(f"{len(tasks)} task(s) in {len({t.category for t in tasks})} categories{unloaded}")
     return 0
 
 
@@ -190,14 +198,14 @@ def _tasks_show(args: argparse.Namespace) -> int:
     from kbx.tasks.describe import describe
     from kbx.tasks.registry import load_suite, select
 
-    print(describe(select(load_suite(args.suite), [args.name])[0]))
+    print(describe(select(load_suite(args.suite, args.level), [args.name])[0]))
     return 0
 
 
 def _tasks_validate(args: argparse.Namespace) -> int:
     from kbx.tasks.validate import validate
 
-    problems, count = validate(args.suite, progress=sys.stdout)
+    problems, count = validate(args.suite, progress=sys.stdout, level=args.level)
     for problem in problems:
         print(f"kbx: error: {problem}", file=sys.stderr)
     print(f"{count - len(problems)}/{count} task(s) valid")
@@ -213,6 +221,7 @@ def _options(args: argparse.Namespace):  # noqa: ANN202 - RunOptions, imported l
         device=args.device,
         tasks=tuple(args.tasks),
         category=args.category,
+        level=args.level,
         shard=args.shard,
         timeout_s=args.timeout,
         confined=not args.unconfined,
@@ -276,7 +285,7 @@ def _prompt(args: argparse.Namespace) -> int:
     from kbx.generate.prompts import task_prompt
     from kbx.tasks.registry import load_suite, select
 
-    suite = load_suite(args.suite)
+    suite = load_suite(args.suite, args.level)
     (task,) = select(suite, [args.task])
     for message in task_prompt(task, {t.name: t for t in suite}, args.gpu):
         print(f"===== {message.role}\n{message.content}\n")

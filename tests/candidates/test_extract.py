@@ -45,3 +45,9 @@ def test_without_entry_point_the_last_python_block_is_returned():
 def test_empty_blocks_do_not_count_as_code():
     result = extract_code("Here it is:\n```python\n```\nOops.", ENTRY)
     assert result.code is None and "no code block" in result.problem
+
+
+def test_a_kernelbench_reply_is_extracted_by_its_modelnew_class():
+    reply = ("Plan first:\n```python\nimport torch\n```\nThe module:\n```python\nclass ModelNew(nn.Module):\n"
+             "    pass\n```\nThat is all.")
+    assert extract_code(reply, "ModelNew").code == "class ModelNew(nn.Module):\n    pass\n"

@@ -50,3 +50,22 @@ def test_jsonl_code_response_and_bad_lines(tmp_path):
 def test_missing_path_is_a_user_error(tmp_path):
     with pytest.raises(KbxError, match="no such file"):
         ingest([tmp_path / "absent.py"], TASKS)
+
+
+KERNELBENCH = {"level1/19_ReLU": "ModelNew", "level2/19_ReLU": "ModelNew", "level1/20_LeakyReLU": "ModelNew"}
+
+
+def test_a_kernelbench_candidate_file_is_matched_by_level_folder_and_stem(tmp_path):
+    for name in ("level1/19_ReLU.py", "level2/19_ReLU.py", "elsewhere/20_LeakyReLU.py", "elsewhere/19_ReLU.py"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("class ModelNew:\n    pass\n")
+    got = ingest([tmp_path], KERNELBENCH)
+    assert sorted(c.task for c in got.candidates) == ["level1/19_ReLU", "level1/20_LeakyReLU", "level2/19_ReLU"]
+    assert len(got.skipped) == 1 and "elsewhere/19_ReLU.py" in got.skipped[0]  # two levels have a 19_ReLU
+
+
+def test_a_kernelbench_reply_is_extracted_by_the_tasks_entry_point(tmp_path):
+    reply = "```python\nimport torch\n```\n```python\nclass ModelNew:\n    pass\n```\n```python\nprint(1)\n```"
+    (tmp_path / "replies.jsonl").write_text(json.dumps({"task": "level1/19_ReLU", "response": reply}) + "\n")
+    (candidate,) = ingest([tmp_path / "replies.jsonl"], KERNELBENCH).candidates
+    assert candidate.code == "class ModelNew:\n    pass\n"

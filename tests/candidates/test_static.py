@@ -3,6 +3,7 @@ import pytest
 from kbx.candidates.static import check_static
 from kbx.status import Status
 from kbx.tasks.meta import parse_signature
+from kbx.tasks.spec import ModuleInterface
 
 SIG = parse_signature("(input, approximate='none')")
 KERNEL = """
@@ -164,3 +165,39 @@ def test_dunder_methods_of_a_class_are_not_bindings():
     code = GOOD + "\nclass Tile:\n    def __init__(self, n):\n        self.n = n\n\n    def __len__(self):\n" \
                   "        return self.n\n"
     assert check_static(code, "gelu", SIG).status is None
+
+
+MODULE = ModuleInterface(init=("in_features", "out_features"), forward=parse_signature("(x, mask=None)"))
+
+
+def module_verdict(code):
+    return check_static(code, ModuleInterface.CLASS, parse_signature("(x, mask=None)"), module=MODULE)
+
+
+MODEL_NEW = KERNEL + """
+class ModelNew:
+    def __init__(self, a, b):
+        self.a = a
+
+    def forward(self, x):
+        _k[(1,)](x, BLOCK=4)
+"""
+
+
+def test_a_kernelbench_candidate_defines_the_class_modelnew():
+    assert module_verdict(MODEL_NEW).status is None
+    assert module_verdict(MODEL_NEW.replace("forward(self, x)", "forward(self, *args)")).status is None
+
+
+def test_a_kernelbench_candidate_without_modelnew_is_rejected():
+    result = module_verdict(KERNEL + "\ndef modelnew(x):\n    _k[(1,)](x, BLOCK=4)\n")
+    assert result.status is Status.REJECTED_STATIC and "class `ModelNew`" in result.message
+
+
+@pytest.mark.parametrize(("old", "new", "said"), [
+    ("__init__(self, a, b)", "__init__(self, a)", "`ModelNew.__init__` takes 1 argument(s) after self; Model's"),
+    ("forward(self, x)", "forward(self, x, y, z)", "`ModelNew.forward` takes 3 argument(s)"),
+])
+def test_a_modelnew_taking_other_argument_counts_is_rejected(old, new, said):
+    result = module_verdict(MODEL_NEW.replace(old, new))
+    assert result.status is Status.REJECTED_STATIC and result.check == "entry_point" and said in result.message

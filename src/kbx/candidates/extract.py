@@ -1,9 +1,9 @@
 """Extract Python code from a raw LLM reply.
 
-Fenced blocks of any flavour are found (``` or ~~~, any info string, an unterminated last block included).
-The last block that defines the entry point wins; with none defining it, the last Python-looking block is
-returned so the static stage can say what is missing. A reply with no fenced block is taken whole only when it
-parses as Python and defines the entry point.
+Fenced blocks of any flavour are found (``` or ~~~, any info string, an unterminated last block included). The last
+block that defines the entry point (a function, or a KernelBench `ModelNew` class) wins; with none defining it, the
+last Python-looking block is returned so the static stage can say what is missing. A reply with no fenced block is
+taken whole only when it parses as Python and defines the entry point.
 """
 
 from __future__ import annotations
@@ -65,5 +65,5 @@ def _defines(code: str, entry_point: str) -> bool:
     try:
         tree = syntax.parse(code)
     except SyntaxError:
-        return bool(re.search(rf"^def\s+{re.escape(entry_point)}\s*\(", code, re.MULTILINE))
-    return any(isinstance(n, ast.FunctionDef) and n.name == entry_point for n in tree.body)
+        return bool(re.search(rf"^(def|class)\s+{re.escape(entry_point)}\b", code, re.MULTILINE))
+    return any(isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name == entry_point for n in tree.body)

@@ -21,7 +21,7 @@ class Candidate:
     name: str
     """Human-readable label: the file path, or `file.jsonl:LINE`."""
     task: str
-    """Name of the task it is evaluated on (also the entry-point name)."""
+    """Name of the task it is evaluated on (what it must define is the task's: `Task.entry_point`)."""
     code: str | None
     """Python source; None when nothing usable could be extracted (then `problem` says why)."""
     backend: str = "triton"
@@ -30,10 +30,6 @@ class Candidate:
     """Method, model, sample, iteration, raw response ... whatever produced it."""
     problem: str | None = None
     """Why there is no code (e.g. a reply with no code block)."""
-
-    @property
-    def entry_point(self) -> str:
-        return self.task
 
     @property
     def hash(self) -> str:

@@ -1,7 +1,8 @@
 """The static stage: what can be decided from a candidate's source without running it (DESIGN §5).
 
 Checks, in order: there is code; it parses (else COMPILE_ERROR); it defines the entry point at top level with
-the task's exact parameters and defaults; it defines at least one `@triton.jit` kernel and uses it; no kernel
+the task's exact parameters and defaults (for a KernelBench problem: a class `ModelNew` whose constructor and
+forward take as many arguments as `Model`'s); it defines at least one `@triton.jit` kernel and uses it; no kernel
 reads a plain-number module global (compiled Triton rejects those, the CPU interpreter does not, so without this
 check a CPU verdict would be kinder than a GPU one). Anti-cheat rules (`kbx.candidates.anticheat`, given the
 task's forbidden operations) run first.
@@ -18,7 +19,7 @@ from kbx.candidates.anticheat import find_violation
 from kbx.candidates.names import Names
 from kbx.status import Status
 from kbx.tasks.meta import signature_of
-from kbx.tasks.spec import Signature
+from kbx.tasks.spec import ModuleInterface, Signature
 
 
 @dataclass(frozen=True)
@@ -40,26 +41,31 @@ def check_static(
     signature: Signature,
     problem: str | None = None,
     forbidden: Iterable[str] = (),
+    module: ModuleInterface | None = None,
 ) -> StaticVerdict:
     """Run the static checks on a candidate's source.
 
     Args:
         code: the candidate's source, None when none could be extracted.
-        entry_point: the function the candidate must define (the task's name).
+        entry_point: what the candidate must define (`Task.entry_point`: the task's name, or `ModelNew`).
         signature: the parameters that function must have.
         problem: why there is no code, when `code` is None.
         forbidden: the task's forbidden torch operations (`Task.forbidden`).
+        module: for a KernelBench problem, the interface its `ModelNew` class repeats (`Task.module`); the
+            entry point is then that class, not a function.
     """
     if code is None or not code.strip():
         return StaticVerdict(Status.REJECTED_STATIC, "has_code", problem or "the candidate has no code")
     try:
-        return _check_source(code, entry_point, signature, forbidden)
+        return _check_source(code, entry_point, module or signature, forbidden)
     except Exception as exc:  # hostile source (nesting, size) must not take the run down: the candidate's verdict
         what = f"{type(exc).__name__}: {str(exc)[:200]}".rstrip(": ")
         return StaticVerdict(Status.REJECTED_STATIC, "analysable", f"the source could not be analysed ({what})")
 
 
-def _check_source(code: str, entry_point: str, signature: Signature, forbidden: Iterable[str]) -> StaticVerdict:
+def _check_source(
+    code: str, entry_point: str, signature: Signature | ModuleInterface, forbidden: Iterable[str]
+) -> StaticVerdict:
     try:
         tree = syntax.parse(code)
     except syntax.Unparsable as exc:
@@ -98,7 +104,9 @@ def _is_main_test(test: ast.expr) -> bool:
     )
 
 
-def _entry_point(tree: ast.Module, entry_point: str, signature: Signature) -> StaticVerdict:
+def _entry_point(tree: ast.Module, entry_point: str, signature: Signature | ModuleInterface) -> StaticVerdict:
+    if isinstance(signature, ModuleInterface):
+        return _module_class(tree, entry_point, signature)
     defs = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == entry_point]
     if not defs:
         return StaticVerdict(
@@ -117,7 +125,37 @@ def _entry_point(tree: ast.Module, entry_point: str, signature: Signature) -> St
     return PASS
 
 
-def _uses_triton_kernel(tree: ast.Module, entry_point: str, signature: Signature) -> StaticVerdict:
+def _module_class(tree: ast.Module, name: str, interface: ModuleInterface) -> StaticVerdict:
+    """A top-level class `name` whose `__init__` and `forward`, where it defines them, take the number of arguments
+    `Model`'s do (KernelBench passes them by position, so their names are free)."""
+    classes = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name]
+    if not classes:
+        return StaticVerdict(Status.REJECTED_STATIC, "entry_point", f"no top-level class `{name}` is defined")
+    methods = {n.name: n for n in classes[-1].body if isinstance(n, ast.FunctionDef)}
+    init_count = sum(not p.startswith("*") for p in interface.init)
+    forward = interface.forward.parameters
+    wanted = {"__init__": (init_count, init_count), "forward": (sum(not p.has_default for p in forward), len(forward))}
+    for method, (least, most) in wanted.items():
+        if method not in methods:
+            continue
+        low, high = _positional_range(methods[method])
+        if high < least or low > most:
+            takes = f"{low}" if low == high else f"{low} to {'any number' if high > 1 << 20 else high}"
+            needs = f"{least}" if least == most else f"{least} to {most}"
+            return StaticVerdict(Status.REJECTED_STATIC, "entry_point",
+                                 f"`{name}.{method}` takes {takes} argument(s) after self; Model's takes {needs}")
+    return PASS
+
+
+def _positional_range(func: ast.FunctionDef) -> tuple[int, int]:
+    """How many positional arguments after `self` a method accepts, at least and at most."""
+    args = func.args
+    positional = len(args.posonlyargs) + len(args.args) - 1
+    required = positional - len(args.defaults)
+    return max(required, 0), (1 << 30) if args.vararg else positional
+
+
+def _uses_triton_kernel(tree: ast.Module, entry_point: str, signature: Signature | ModuleInterface) -> StaticVerdict:
     kernels = {node.name for node in Names(tree).kernels}
     if not kernels:
         return StaticVerdict(Status.REJECTED_STATIC, "triton_kernel", "no @triton.jit kernel is defined")
@@ -133,7 +171,7 @@ def _uses_triton_kernel(tree: ast.Module, entry_point: str, signature: Signature
     return PASS
 
 
-def _kernel_globals(tree: ast.Module, entry_point: str, signature: Signature) -> StaticVerdict:
+def _kernel_globals(tree: ast.Module, entry_point: str, signature: Signature | ModuleInterface) -> StaticVerdict:
     plain = {name for node in tree.body for name in _plain_literal_globals(node)}
     for func in Names(tree).kernels:
         local = {a.arg for a in func.args.args} | {

@@ -87,7 +87,7 @@ def candidate_name(iterates: bool, task: str, sample: int, iteration: int) -> st
 def reply_candidate(reply: str, task: Task, name: str, provenance: Mapping[str, Any]) -> tuple[Candidate, int]:
     """The candidate a reply becomes (no code -> a candidate the static stage rejects, saying why), and how many
     code blocks the reply had."""
-    extraction = extract_code(reply, task.name)
+    extraction = extract_code(reply, task.entry_point)
     candidate = Candidate(name, task.name, extraction.code, provenance=MappingProxyType(dict(provenance)),
                           problem=extraction.problem)
     return candidate, extraction.blocks

@@ -1,6 +1,10 @@
 """Prompts: the template files in `prompts/` (package data) filled with a task's facts.
 
-`system.md` fields: modules (the anti-cheat's allow-list of importable modules, so the prompt cannot drift from it).
+`system.md` fields: modules (the anti-cheat's allow-list of importable modules, so the prompt cannot drift from it),
+entry_rule (what the module must define: a function, or a KernelBench problem's `ModelNew` class).
+`kernelbench.md` (a KernelBench problem) fields: name, category, level, description, reference (the problem file),
+init and forward (`Model`'s arguments), dtypes, contract, workloads, target and example (`kernelbench_example.md`, a
+problem and its answer written for kbx, so the model sees the expected shape of an answer).
 `task.md` fields: name, category, level, description, signature, parameters, reference, dtypes, contract,
 forbidden, workloads, target (the device paragraph of `kbx.generate.gpus`), example_task and example (a suite
 solution of another task, so the model sees the expected shape of an answer without seeing this task's).
@@ -38,8 +42,26 @@ def example_task(task: Task, suite: Mapping[str, Task]) -> Task:
     raise KbxError(f"no example solution for {task.name}: the suite lacks {' and '.join(EXAMPLE_TASKS)}")
 
 
+FUNCTION_RULE = (
+    "- The module defines a top-level function with the task's name and exactly the parameters (names and defaults)\n"
+    "  of the reference. It is called with the same arguments as the reference and returns its output (no `out=`),\n"
+    "  on the inputs' device, with the reference's shape and dtype."
+)
+"""The system prompt's rule on what a module defines, for a kbx task."""
+MODULE_RULE = (
+    "- The module defines `class ModelNew(nn.Module)`, built with the arguments of the problem's `Model` and\n"
+    "  called with the arguments of its `forward`. It returns what `Model` returns (no `out=`), on the inputs'\n"
+    "  device, with the reference's shape and dtype."
+)
+"""The same rule for a KernelBench problem."""
+
+
 def task_prompt(task: Task, suite: Mapping[str, Task], target: str | None) -> tuple[Message, ...]:
     """The opening conversation (system + user) asking for `task`; `target` is a GPU name, None for the CPU."""
+    modules = ", ".join(f"`{m}`" for m in ALLOWED_MODULES if m != "__future__")
+    system = template("system").substitute(modules=modules, entry_rule=MODULE_RULE if task.module else FUNCTION_RULE)
+    if task.module is not None:
+        return Message("system", system), Message("user", kernelbench_prompt(task, target))
     example = example_task(task, suite)
     fields = {
         "name": task.name,
@@ -57,6 +79,24 @@ def task_prompt(task: Task, suite: Mapping[str, Task], target: str | None) -> tu
         "example_task": example.name,
         "example": example.solution_file.read_text().strip(),
     }
-    modules = ", ".join(f"`{m}`" for m in ALLOWED_MODULES if m != "__future__")
-    return (Message("system", template("system").substitute(modules=modules)),
-            Message("user", template("task").substitute(fields)))
+    return Message("system", system), Message("user", template("task").substitute(fields))
+
+
+def kernelbench_prompt(task: Task, target: str | None) -> str:
+    """The user message asking for a KernelBench problem's `ModelNew` (`kbx.tasks.kernelbench`)."""
+    assert task.module is not None
+    fields = {
+        "name": task.name,
+        "category": task.category,
+        "level": task.level,
+        "description": task.description.strip() or "(the problem file has no docstring)",
+        "reference": task.reference_source.strip(),
+        "init": ", ".join(task.module.init),
+        "forward": task.module.forward.render(),
+        "dtypes": ", ".join(task.dtypes),
+        "contract": "\n".join(f"- {line}" for line in contract_lines(task)),
+        "workloads": "\n".join(f"- {line}" for line in workload_lines(task)),
+        "target": describe_target(target),
+        "example": template("kernelbench_example").template.strip(),
+    }
+    return template("kernelbench").substitute(fields)

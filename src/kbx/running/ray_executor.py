@@ -37,7 +37,7 @@ class EvaluatorActor:
         limits = Limits(timeout_s=timeout_s, confined=confined)
         settings = TimingSettings(**timing) if timing is not None else None
         self._evaluator = Evaluator(device, limits, secret_seed, timing=settings)
-        self._tasks = {t.name: t for t in load_suite(Path(suite) if suite else None)}
+        self._tasks = {t.name: t for t in load_suite(suite)}
 
     def describe(self) -> dict[str, Any]:
         import os
@@ -90,7 +90,7 @@ def _import_ray() -> Any:
 @contextmanager
 def open_ray_evaluators(
     device: str, actors: int | None, limits: Limits | None, secret_seed: int | None, address: str | None,
-    suite: Path | None, timing: TimingSettings | None = TimingSettings(),  # noqa: B008 - frozen
+    suite: str | Path | None, timing: TimingSettings | None = TimingSettings(),  # noqa: B008 - frozen
 ) -> Iterator[list[RayEvaluator]]:
     """One actor per GPU of the cluster (or `actors` of them); on a cluster without GPUs, `actors` CPU actors."""
     ray = _import_ray()

@@ -28,7 +28,7 @@ from kbx.running.schedule import describe, environment, longest_first, open_eval
 from kbx.running.writer import Writer, phase_totals, say, write_outputs
 from kbx.store.cache import harness_version
 from kbx.store.db import RunInfo, Store
-from kbx.tasks.registry import load_suite, select
+from kbx.tasks.registry import Suite, SuiteSpec, open_suite, select
 from kbx.tasks.spec import Task
 
 
@@ -40,6 +40,8 @@ class RunOptions:
     device: str = "auto"
     tasks: tuple[str, ...] = ()
     category: str | None = None
+    level: int | None = None
+    """Only the tasks of this level (1, 2, 3)."""
     shard: tuple[int, int] | None = None
     """(k, n): of the selected tasks in suite order, only every n-th from the k-th (0-based), so a large run can be
     split into runs that each fit a time slot (`kbx report A+B+...` joins them again)."""
@@ -54,7 +56,8 @@ class RunOptions:
     """`local` (this host) or `ray` (one actor per GPU of a Ray cluster)."""
     ray_address: str | None = None
     """The Ray cluster to join (`ray.init(address=...)`); None starts a local one."""
-    suite: Path | None = None
+    suite: SuiteSpec = None
+    """A suite folder, `kernelbench:PATH`, or None for the suite shipped with kbx (`kbx.tasks.registry`)."""
     secret_seed: int | None = None
     store: Path | None = None
     """The SQLite store (default `kbx.store.default_store_path()`)."""
@@ -71,7 +74,7 @@ class RunOptions:
     def to_config(self) -> dict[str, Any]:
         """What a resumed run needs to redo the same selection."""
         return {
-            "selection": {"tasks": list(self.tasks), "category": self.category,
+            "selection": {"tasks": list(self.tasks), "category": self.category, "level": self.level,
                           "suite": None if self.suite is None else str(self.suite),
                           "shard": None if self.shard is None else list(self.shard)},
             "timeout_s": self.timeout_s,
@@ -107,17 +110,18 @@ def run_method(method: str, options: RunOptions, progress: TextIO | None = sys.s
 
     chosen = get_method(method)
     generation = chosen.settings(options.generation)
-    suite = load_suite(options.suite)
+    opened = open_suite(options.suite, options.level)
+    suite, unloaded = list(opened.tasks), _not_loaded(opened, options)
     tasks = _selected(suite, options)
     if not tasks:
         raise KbxError("no task matches the selection")
     if generation is None:
-        return _run(chosen.candidates(tasks), [], {"method": method}, options, progress)
+        return _run(chosen.candidates(tasks), unloaded, {"method": method}, options, progress)
     from kbx.generate.drive import generating_run
 
     drive, names, planned = generating_run(chosen, generation, tasks, suite, _stored_generations(options.store),
                                            progress)
-    return _run([], [], {"method": method}, replace(options, model=generation.model, generation=generation),
+    return _run([], unloaded, {"method": method}, replace(options, model=generation.model, generation=generation),
                 progress, Generating(drive, names, planned))
 
 
@@ -139,7 +143,7 @@ def resume_run(run_id: str, options: RunOptions, progress: TextIO | None = sys.s
     selection = info.config.get("selection", {})
     options = replace(
         options, resume=info.run_id, device=info.device, tasks=tuple(selection.get("tasks") or ()),
-        category=selection.get("category"), suite=Path(selection["suite"]) if selection.get("suite") else None,
+        category=selection.get("category"), level=selection.get("level"), suite=selection.get("suite"),
         shard=tuple(selection["shard"]) if selection.get("shard") else None,
         timeout_s=info.config.get("timeout_s"), confined=info.config.get("confined", True), model=info.model,
         timing=_stored_timing(info.config),
@@ -168,14 +172,22 @@ def _stored_timing(config: dict[str, Any]) -> TimingSettings | None:
 
 def evaluate_sources(sources: Sequence[str], options: RunOptions, progress: TextIO | None = sys.stderr) -> RunResult:
     """Evaluate candidates read from files, directories or JSONL."""
-    suite = load_suite(options.suite)
+    opened = open_suite(options.suite, options.level)
+    suite = list(opened.tasks)
     selected = _selected(suite, options)
-    ingested = ingest(sources, [t.name for t in suite], [t.name for t in selected] if options.tasks else None)
+    entries = {t.name: t.entry_point for t in suite}
+    ingested = ingest(sources, entries, [t.name for t in selected] if options.tasks else None)
     by_name = {t.name: t for t in suite}
     chosen = {t.name for t in selected}  # --category and --shard narrow what the sources hold
     pairs = [(by_name[c.task], c) for c in ingested.candidates if c.task in chosen]
     config = {"method": "eval", "sources": [str(s) for s in sources]}
-    return _run(pairs, ingested.skipped, config, options, progress)
+    return _run(pairs, [*_not_loaded(opened, options), *ingested.skipped], config, options, progress)
+
+
+def _not_loaded(suite: Suite, options: RunOptions) -> list[str]:
+    """One skipped line per problem of the suite that could not become a task (a KernelBench problem kbx cannot
+    run), when no task was asked for by name."""
+    return [] if options.tasks else [f"not loaded: {line}" for line in suite.unloaded]
 
 
 def _run(

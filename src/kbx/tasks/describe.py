@@ -18,9 +18,9 @@ def describe(task: Task) -> str:
             "",
             task.description,
             "",
-            f"signature: {task.name}{task.signature.render()}",
+            _entry(task),
             f"dtypes: {', '.join(task.dtypes)}",
-            f"forbidden (torch fallbacks for the core operation): {', '.join(task.forbidden) or 'none'}",
+            f"forbidden (torch fallbacks for the core operation): {', '.join(task.forbidden) or _unlisted(task)}",
             *[f"input range: {name} in [{low:g}, {high:g}] (timing keeps it there)"
               for name, (low, high) in task.input_ranges.items()],
             "contract:",
@@ -31,9 +31,21 @@ def describe(task: Task) -> str:
             "reference:",
             task.reference_source,
             "",
-            f"folder: {task.path}",
+            f"{'folder' if task.module is None else 'file'}: {task.path}",
         ]
     )
+
+
+def _entry(task: Task) -> str:
+    """What a candidate defines: the task's function, or a KernelBench problem's `ModelNew` class."""
+    if task.module is None:
+        return f"signature: {task.name}{task.signature.render()}"
+    return (f"candidate: class {task.module.CLASS}(nn.Module), built as Model({', '.join(task.module.init)}), "
+            f"called as forward{task.module.forward.render()}")
+
+
+def _unlisted(task: Task) -> str:
+    return "none" if task.module is None else "none listed (torch doing the work is rejected at run time)"
 
 
 def contract_lines(task: Task) -> list[str]:

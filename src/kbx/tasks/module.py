@@ -13,6 +13,12 @@ from kbx.errors import TaskError
 from kbx.tasks.spec import Task
 
 
+class CandidateCodeFailed(Exception):
+    """Raised by a task's candidate-side input maker when the candidate's own code failed while the inputs were
+    made (a KernelBench `ModelNew` constructor): the candidate's failure, not the task's; the candidate worker
+    reports it as the case's RUNTIME_ERROR."""
+
+
 @dataclass(frozen=True)
 class TaskCode:
     """The executable half of a task."""
@@ -30,16 +36,30 @@ class TaskCode:
     min_bytes: Callable[..., int] | None = None
     """`min_bytes(**inputs)` -> the least memory traffic (bytes read and written) the operation needs, when reading
     every input whole says more (an operation that reads only the elements an index selects)."""
+    candidate_side: Callable[[Any], tuple[Callable[..., Any], Callable[..., dict[str, Any]]]] | None = None
+    """Given what the candidate defines (`Task.entry_point`), the function the candidate worker calls with a case's
+    inputs and the input maker it uses there; None: the entry point itself and `make_inputs`. A KernelBench task
+    builds the candidate's `ModelNew` beside each case's inputs (`kbx.tasks.kernelbench.code`)."""
+
+    def for_candidate(self, entry: Any) -> tuple[Callable[..., Any], Callable[..., dict[str, Any]]]:
+        """(call, make_inputs) of the candidate worker for the candidate's `entry`."""
+        if self.candidate_side is None:
+            return entry, self.make_inputs
+        return self.candidate_side(entry)
 
 
 def import_task(task: Task, register: bool = False) -> TaskCode:
-    """Import task.py under a private module name.
+    """Import task.py (or a KernelBench problem file) under a private module name.
 
     Args:
         task: the task whose code to import.
         register: keep the module in `sys.modules` (the candidate worker passes False so candidate code
             cannot find the reference there).
     """
+    if task.module is not None:
+        from kbx.tasks.kernelbench.code import import_problem
+
+        return import_problem(task, register)
     name = f"_kbx_task_{task.name}"
     spec = importlib.util.spec_from_file_location(name, task.task_file)
     if spec is None or spec.loader is None:

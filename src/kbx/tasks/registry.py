@@ -1,9 +1,11 @@
-"""Find the tasks of a suite: `<suite>/<Category>/<name>/task.py`."""
+"""Find the tasks of a suite: kbx's own (`<suite>/<Category>/<name>/task.py`), or KernelBench problems read from
+the user's checkout (`kernelbench:PATH`, `kbx.tasks.kernelbench`)."""
 
 from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from kbx.errors import KbxError, TaskError
@@ -23,15 +25,63 @@ def task_folders(root: Path) -> list[Path]:
     return sorted(p.parent for p in root.glob("*/*/task.py"))
 
 
-def load_suite(root: Path | None = None) -> list[Task]:
-    """Read every task of a suite; the first malformed task raises TaskError."""
-    return [read_task(folder) for folder in task_folders(root or default_suite_root())]
+SuiteSpec = str | Path | None
+"""A suite as the user names it (`--suite`): a folder of kbx tasks, `kernelbench:PATH`, or None for the suite
+shipped with kbx."""
 
 
-def validate_suite(root: Path | None = None) -> tuple[list[Task], list[TaskError]]:
-    """Read every task, collecting problems instead of stopping at the first."""
+@dataclass(frozen=True)
+class Suite:
+    """The tasks of a suite, and one line for each of its problems that could not become a task (a KernelBench
+    problem kbx cannot run); a kbx suite raises on its first malformed task instead."""
+
+    tasks: tuple[Task, ...]
+    unloaded: tuple[str, ...] = ()
+
+
+def open_suite(spec: SuiteSpec = None, level: int | None = None) -> Suite:
+    """The suite `spec` names, only the tasks of `level` when given.
+
+    Raises:
+        KbxError: the folder does not exist or holds no suite.
+        TaskError: a kbx task folder is malformed.
+    """
+    from kbx.tasks import kernelbench
+
+    text = "" if spec is None else str(spec)
+    if text.startswith(kernelbench.PREFIX):
+        path = text.removeprefix(kernelbench.PREFIX)
+        if not path:
+            raise KbxError(f"--suite {kernelbench.PREFIX}PATH needs the path of a KernelBench checkout")
+        problems = kernelbench.load_problems(Path(path).expanduser(), level)
+        return Suite(problems.tasks, problems.unloaded)
+    tasks = [read_task(folder) for folder in task_folders(Path(spec) if spec is not None else default_suite_root())]
+    return Suite(tuple(t for t in tasks if level is None or t.level == level))
+
+
+def load_suite(spec: SuiteSpec = None, level: int | None = None) -> list[Task]:
+    """Read every task of a suite (`open_suite`); the first malformed kbx task raises TaskError."""
+    return list(open_suite(spec, level).tasks)
+
+
+def task_at(path: Path) -> Task:
+    """The task at `path`, as the workers find it: a kbx task folder, or a KernelBench problem file."""
+    if path.is_file():
+        from kbx.tasks.kernelbench.problem import read_problem
+
+        return read_problem(path)
+    return read_task(path)
+
+
+def validate_suite(spec: SuiteSpec = None, level: int | None = None) -> tuple[list[Task], list[TaskError]]:
+    """Read every task (of `level`, when given), collecting problems instead of stopping at the first."""
+    from kbx.tasks import kernelbench
+
     tasks, problems = [], []
-    for folder in task_folders(root or default_suite_root()):
+    if str(spec or "").startswith(kernelbench.PREFIX):
+        suite = open_suite(spec, level)
+        return list(suite.tasks), [TaskError(*line.split(": ", 1)) for line in suite.unloaded]
+    for folder in task_folders(Path(spec) if spec is not None else default_suite_root()):
         try:
             tasks.append(read_task(folder))
         except TaskError as exc:
@@ -39,7 +89,7 @@ def validate_suite(root: Path | None = None) -> tuple[list[Task], list[TaskError
     names = [t.name for t in tasks]
     for name in sorted({n for n in names if names.count(n) > 1}):
         problems.append(TaskError(name, "task name used by more than one folder"))
-    return tasks, problems
+    return [t for t in tasks if level is None or t.level == level], problems
 
 
 def select(tasks: Iterable[Task], names: Iterable[str] | None = None, category: str | None = None) -> list[Task]:

@@ -32,6 +32,10 @@ CATEGORIES: tuple[str, ...] = (
 )
 """KernelBenchX's fifteen categories, so results compare across the two suites."""
 
+ARCHITECTURE = "Architecture"
+"""The category of KernelBench's level-3 problems (whole networks), which the fifteen do not cover; only tasks read
+from a KernelBench checkout (`kbx.tasks.kernelbench`) have it."""
+
 ROLES: tuple[str, ...] = ("smoke", "check", "bench")
 """Workload roles: tiny for the interpreter, odd sizes straddling blocks, and sizes worth timing."""
 
@@ -91,6 +95,23 @@ class Signature:
 
 
 @dataclass(frozen=True)
+class ModuleInterface:
+    """What a KernelBench candidate repeats: a class `ModelNew(nn.Module)` built with the arguments of the
+    problem's `Model` and called with the arguments of its `forward` (`kbx.tasks.kernelbench`)."""
+
+    init: tuple[str, ...]
+    """The parameters of `Model.__init__` after `self`."""
+    forward: Signature
+    """The parameters of `Model.forward` after `self`."""
+
+    CLASS = "ModelNew"
+    """The name of the candidate's class."""
+    INPUT = "model"
+    """The input that carries a case's module, before the forward's arguments: `Model` in the trusted worker, the
+    candidate's `ModelNew` with `Model`'s weights in the candidate worker."""
+
+
+@dataclass(frozen=True)
 class Workload:
     """Named concrete sizes with a role; `params` is what `make_inputs` reads."""
 
@@ -145,7 +166,7 @@ class Task:
     name: str
     """Task and entry-point name, e.g. `gelu`."""
     category: str
-    """One of CATEGORIES."""
+    """One of CATEGORIES, or ARCHITECTURE for a KernelBench level-3 problem."""
     level: int
     """1 single op, 2 fusion, 3 architecture."""
     description: str
@@ -159,9 +180,10 @@ class Task:
     workloads: tuple[Workload, ...]
     """All workloads, every role."""
     path: Path
-    """The task folder."""
+    """The task folder, or a KernelBench problem's file."""
     version: str
-    """Hash of task.py: evaluations depend on nothing else in the folder."""
+    """Hash of task.py (evaluations depend on nothing else in the folder), or of a KernelBench problem's file and
+    the rules that read it."""
     reference_source: str
     """Source of the `reference` function, for prompts and `kbx tasks show`."""
     forbidden: tuple[str, ...] = ()
@@ -179,6 +201,9 @@ class Task:
     perturb_source: str = ""
     """Source of the task's optional `perturb(workload, rng)`, which moves a check workload's sizes (run by
     `kbx.tasks.sizes` from this source alone); empty when the task has none."""
+    module: ModuleInterface | None = None
+    """For a KernelBench problem, the class its candidates define (`ModelNew`); None for a kbx task, whose
+    candidates define a function named like the task with `signature`."""
 
     @property
     def perturbs(self) -> bool:
@@ -186,8 +211,14 @@ class Task:
         return bool(self.perturb_source)
 
     @property
+    def entry_point(self) -> str:
+        """What a candidate must define: the task's function, or `ModelNew` for a KernelBench problem."""
+        return self.name if self.module is None else ModuleInterface.CLASS
+
+    @property
     def task_file(self) -> Path:
-        return self.path / "task.py"
+        """The file whose code makes inputs and reference outputs: task.py, or the KernelBench problem itself."""
+        return self.path / "task.py" if self.module is None else self.path
 
     @property
     def solution_file(self) -> Path:

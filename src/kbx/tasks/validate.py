@@ -4,11 +4,10 @@ its check workloads (on the CPU)."""
 from __future__ import annotations
 
 import math
-from pathlib import Path
 from typing import Any, TextIO
 
 from kbx.errors import TaskError
-from kbx.tasks.registry import validate_suite
+from kbx.tasks.registry import SuiteSpec, validate_suite
 from kbx.tasks.sizes import perturbed
 from kbx.tasks.spec import Task, Workload
 
@@ -16,9 +15,12 @@ PERTURB_TRIAL_SEEDS: tuple[int, ...] = (0, 1, 2)
 """Secret seeds `perturb` is tried with: each check workload's copies must all make valid inputs."""
 
 
-def validate(suite: Path | None = None, progress: TextIO | None = None) -> tuple[list[TaskError], int]:
-    """Validate every task; returns the problems found and the number of task folders."""
-    tasks, problems = validate_suite(suite)
+def validate(
+    suite: SuiteSpec = None, progress: TextIO | None = None, level: int | None = None
+) -> tuple[list[TaskError], int]:
+    """Validate every task (of `level`, when given); returns the problems found and the number of task folders (or
+    KernelBench problem files)."""
+    tasks, problems = validate_suite(suite, level)
     for task in tasks:
         try:
             check_code(task)
@@ -82,7 +84,8 @@ def _make(task: Task, code: Any, workload: Workload, dtype: str) -> dict[str, An
     required = {p.name for p in task.signature.parameters if not p.has_default}
     if missing := required - inputs.keys():
         raise TaskError(task.task_file, f"{where} lacks argument(s) {sorted(missing)}")
-    if unknown := inputs.keys() - set(task.signature.names):
+    names = {*task.signature.names, *([task.module.INPUT] if task.module is not None else [])}
+    if unknown := inputs.keys() - names:
         raise TaskError(task.task_file, f"{where} returned unknown argument(s) {sorted(unknown)}")
     return inputs
 

@@ -51,7 +51,9 @@ class Handover:
 
 def refill(target: dict[str, Any], fresh: dict[str, Any]) -> dict[str, Any]:
     """Write the values of `fresh` into the tensors of `target` in place, keeping their memory and version
-    counters: a call on the result looks, by pointer, shape and version, exactly like the call before it."""
+    counters: a call on the result looks, by pointer, shape and version, exactly like the call before it. What is
+    not a tensor (a number, a KernelBench case's module built from the fresh seed) is taken from `fresh`: the
+    trusted worker judges the call against `fresh`'s values."""
     import torch
 
     for name, value in fresh.items():
@@ -61,6 +63,8 @@ def refill(target: dict[str, Any], fresh: dict[str, Any]) -> dict[str, Any]:
                 old.data.copy_(value)
             except RuntimeError:  # elements sharing memory (an expanded input): it cannot be written in place
                 target[name] = value
+        elif not isinstance(value, torch.Tensor):
+            target[name] = value
     return target
 
 

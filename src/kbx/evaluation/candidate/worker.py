@@ -68,7 +68,7 @@ def main(argv: list[str], fds: tuple[int, int, int] | None = None) -> int:
     entered = _enter(spec, fds)
     if entered is None:
         return 0
-    channel, task, make_inputs = entered
+    channel, task, code = entered
     device, job_dir = spec["device"], Path(spec["job_dir"])
     watchers = _watchers(device, job_dir, channel)
     if watchers is None:
@@ -78,7 +78,7 @@ def main(argv: list[str], fds: tuple[int, int, int] | None = None) -> int:
 
     channel.send(protocol.Started(os.getpid()))
     try:
-        entry = _import_candidate(Path(spec["candidate_file"]), CANDIDATE_MODULE, task.name)
+        entry = _import_candidate(Path(spec["candidate_file"]), CANDIDATE_MODULE, task.entry_point)
     except BaseException as exc:  # candidate failures are data: report and stop
         channel.send(protocol.ImportFailed(**_describe(exc, importing=True)))
         return 0
@@ -87,7 +87,8 @@ def main(argv: list[str], fds: tuple[int, int, int] | None = None) -> int:
         channel.send(protocol.ImportFailed("REJECTED_RUNTIME", violation.message(), ""))
         return 0
     channel.send(protocol.Imported())
-    session = _Session(entry, guards, recorder, tracer, tuning, channel, task, make_inputs, device, job_dir)
+    call, make_inputs = code.for_candidate(entry)  # a KernelBench task builds the candidate's ModelNew per case
+    session = _Session(call, guards, recorder, tracer, tuning, channel, task, make_inputs, device, job_dir)
     while (command := channel.wait_command()) is not None:
         if not session.run(command, timer):
             return 0
@@ -98,7 +99,7 @@ def main(argv: list[str], fds: tuple[int, int, int] | None = None) -> int:
 def _enter(spec: dict[str, Any], fds: tuple[int, int, int] | None) -> tuple[_Channel, Any, Any] | None:
     """Split off the warden, open the channel, limit resources, install the audit hook, import what the session
     needs while kbx's source is still in view, then confine this process (before CUDA initialises: the driver reads
-    /proc, which must be this PID namespace's own by then). The channel, the task and its input maker; None when
+    /proc, which must be this PID namespace's own by then). The channel, the task and its code; None when
     confinement failed (the harness's failure, not the candidate's: reported, and the orchestrator stops the
     run)."""
     confinement = ConfinementSpec.from_json(spec["confinement"])
@@ -112,23 +113,23 @@ def _enter(spec: dict[str, Any], fds: tuple[int, int, int] | None) -> tuple[_Cha
 
     import torch
 
-    from kbx.tasks.meta import read_task
     from kbx.tasks.module import import_task
+    from kbx.tasks.registry import task_at
 
     if spec["device"] == "cpu":
         from kbx.evaluation.candidate.interpreter import install_interpreter_shims
 
         install_interpreter_shims()
         torch.set_num_threads(1)
-    task = read_task(Path(spec["task_dir"]))
-    make_inputs = import_task(task).make_inputs
+    task = task_at(Path(spec["task_dir"]))
+    code = import_task(task)
     _import_what_the_session_uses()
     try:
         confine(confinement, spec["job_dir"])
     except OSError as exc:
         channel.send(protocol.ConfinementFailed(f"could not confine itself: {type(exc).__name__}: {exc}"))
         return None
-    return channel, task, make_inputs
+    return channel, task, code
 
 
 def _watchers(device: str, job_dir: Path, channel: _Channel) -> tuple[Any, Any, Any, Any, Any] | None:
@@ -182,8 +183,10 @@ def preload() -> None:
     import kbx.evaluation.candidate.guards
     import kbx.evaluation.candidate.interpreter
     import kbx.evaluation.candidate.torch_compute
+    import kbx.tasks.kernelbench.code
     import kbx.tasks.meta
     import kbx.tasks.module
+    import kbx.tasks.registry
     import kbx.timing.refresh  # noqa: F401
 
     _import_what_the_session_uses()
@@ -249,10 +252,22 @@ class _Session:
 
         from kbx.evaluation import outputs
         from kbx.evaluation.cases import with_seed_shift
+        from kbx.tasks.module import CandidateCodeFailed
 
         index = case["index"]
         generator = torch.Generator(device=self.device).manual_seed(case["seed"])
-        inputs = with_seed_shift(self.make_inputs(workload, case["dtype"], generator), case)
+        try:
+            inputs = with_seed_shift(self.make_inputs(workload, case["dtype"], generator), case)
+        except Exception as exc:
+            # The candidate's own code (a KernelBench ModelNew's constructor) or the task's: the orchestrator then
+            # asks the trusted worker whether the case can be made at all, and blames the task if it cannot.
+            described = _describe(exc, importing=False)
+            if described["status"] == "RUNTIME_ERROR":
+                made = "" if isinstance(exc, CandidateCodeFailed) else "making the case's inputs failed: "
+                described["error"] = f"{made}{exc if made == '' else _one_line(exc)}"[:500]
+            self.channel.send(protocol.CaseStart(index))
+            self.channel.send(protocol.CaseFailed(index, **described))
+            return False
         if case.get("refill") and self._kept is not None:
             inputs = refill(self._kept, inputs)
         pristine = outputs.snapshot_inputs(inputs)
@@ -293,6 +308,10 @@ def _import_candidate(path: Path, name: str, entry_point: str) -> Any:
     if not callable(entry):
         raise AttributeError(f"the candidate module has no callable `{entry_point}` after import")
     return entry
+
+
+def _one_line(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {' '.join(str(exc).split())}"
 
 
 def _describe(exc: BaseException, importing: bool) -> dict[str, Any]:

@@ -19,10 +19,10 @@ from typing import Any, Literal
 
 from kbx.candidates.source import Candidate
 from kbx.candidates.static import check_static
-from kbx.errors import KbxError
+from kbx.errors import KbxError, ReferenceFailed
 from kbx.evaluation.bench_inputs import TimingSettings
 from kbx.evaluation.candidate.audit import JOB_PREFIX
-from kbx.evaluation.cases import Case, new_secret_seed, plan_cases, reproducibility_cases
+from kbx.evaluation.cases import DEVICE_ROLES, Case, new_secret_seed, plan_cases, reproducibility_cases
 from kbx.evaluation.confinement.enter import default_hidden, for_this_process, unavailable
 from kbx.evaluation.confinement.libc import set_undumpable
 from kbx.evaluation.orchestrator.baselines import BaselineBook
@@ -111,7 +111,7 @@ class Evaluator:
             provenance=dict(candidate.provenance), environment=self.environment,
         )
         verdict = check_static(
-            candidate.code, candidate.entry_point, task.signature, candidate.problem, task.forbidden
+            candidate.code, task.entry_point, task.signature, candidate.problem, task.forbidden, task.module
         )
         static_s = time.monotonic() - start
         if verdict.status is not None:
@@ -121,6 +121,9 @@ class Evaluator:
             )
         assert candidate.code is not None
         cases, extra = self._plan(task, part)
+        if not task.workloads_for(DEVICE_ROLES[self.device]):  # a KernelBench problem with nothing to shrink, on a CPU
+            raise ReferenceFailed(f"task {task.name} has no workload the {self.device} can run (its sizes are "
+                                  "written where they cannot be shrunk: only a GPU runs it)")
         inbox = Inbox()
         judge = _CaseJudge(task, cases, self._trusted, self._trusted_lock, inbox)
         job_dir = Path(tempfile.mkdtemp(prefix=JOB_PREFIX, dir=scratch_root()))
@@ -145,10 +148,22 @@ class Evaluator:
             )
         else:
             evaluation = self._judge(cases, run, judge.judged, replace(base, stage="call"))
+            self._blame_the_task(task, evaluation, run, cases)
         if stage is not None and evaluation.status is Status.PASSED:
             evaluation = _with_performance(evaluation, stage.result)
         phases = {"static": static_s, **conversation.phases}
         return replace(evaluation, elapsed_s=time.monotonic() - start, phases=phases)
+
+    def _blame_the_task(self, task: Task, evaluation: Evaluation, run: WorkerRun, cases: list[Case]) -> None:
+        """Raise `ReferenceFailed` when the candidate failed during a case whose reference fails too: the case
+        cannot judge anyone (a KernelBench problem whose own model breaks at its shrunk sizes)."""
+        if evaluation.status not in (Status.RUNTIME_ERROR, Status.CRASHED):
+            return
+        started = [e.index for e in run.events if isinstance(e, CaseStart) and 0 <= e.index < len(cases)]
+        if not started:
+            return
+        with self._trusted_lock:
+            self._trusted.request("reference", {"task_dir": str(task.path), "case": cases[started[-1]].to_json()})
 
     def _plan(self, task: Task, part: Part) -> tuple[list[Case], Case | None]:
         """The cases of one evaluation (or one `part` of it) in order, and its refill case (also the last of

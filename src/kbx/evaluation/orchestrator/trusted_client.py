@@ -128,5 +128,9 @@ def _environment() -> dict[str, str]:
 
 
 def _task_of(payload: dict[str, Any]) -> str:
-    """"task NAME: " for a request about a task (its folder is named after it), else ""."""
-    return f"task {Path(payload['task_dir']).name}: " if "task_dir" in payload else ""
+    """"task NAME: " for a request about a task (its folder is named after it; a KernelBench problem's file after
+    its level and stem), else ""."""
+    if "task_dir" not in payload:
+        return ""
+    path = Path(payload["task_dir"])
+    return f"task {path.parent.name}/{path.stem}: " if path.suffix == ".py" else f"task {path.name}: "
