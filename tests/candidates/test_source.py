@@ -16,4 +16,4 @@ def test_the_hash_follows_the_source_and_nothing_else():
 def test_a_candidate_without_code_has_the_empty_source_hash_and_says_why():
     missing = Candidate("reply.jsonl:3", "relu", None, problem="no code block in the reply")
     assert missing.hash == content_hash("") and missing.problem
-    assert missing.entry_point == "relu"
+    assert missing.task == "relu"
