@@ -17,9 +17,12 @@ which the static rules and guards stand against.
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import inspect
 import re
 import types
+from collections.abc import Iterator
 from typing import Any
 
 _NEVER_TRITON = (
@@ -48,16 +51,73 @@ def install_gpu_frontend_check() -> None:
         return
     original = InterpretedFunction.run
     verdicts: dict[Any, str | None] = {}
+    language = _Language()
 
     def run(self: Any, *args: Any, grid: Any, warmup: Any, **kwargs: Any) -> Any:
         if not warmup:
-            why = _verdict(self, args, kwargs, verdicts)
+            with language.for_the_frontend():
+                why = _verdict(self, args, kwargs, verdicts)
             if why is not None:
                 raise NotTriton(why)
         return original(self, *args, grid=grid, warmup=warmup, **kwargs)
 
     InterpretedFunction.run = run
     InterpretedFunction._kbx_frontend_checked = True
+
+
+_LANGUAGE = ("triton.language", "triton.language.core", "triton.language.standard", "triton.language.math",
+             "triton.language.random")
+"""The modules whose namespaces the interpreter rewrites: under `TRITON_INTERPRET=1` their `@jit` functions
+(`tl.zeros`, `tl.sum`, ...) are `InterpretedFunction`s, and every interpreted launch or device-function call
+replaces their builtins and the block's methods with the interpreter's (a device-function call never puts them
+back)."""
+
+
+class _Language:
+    """Triton's language as the frontend needs it, put in place for the length of a check and taken back after:
+    each namespace as it was when the check was installed (before any candidate code ran), with its `@jit`
+    functions as `JITFunction`s."""
+
+    def __init__(self) -> None:
+        modules = [importlib.import_module(name) for name in _LANGUAGE]
+        core = importlib.import_module("triton.language.core")
+        self._owners: list[Any] = [*modules, core.tensor, core.tensor_descriptor_base]
+        self._pristine = [dict(vars(owner)) for owner in self._owners]
+        self._jit: dict[Any, Any] = {}
+
+    @contextlib.contextmanager
+    def for_the_frontend(self) -> Iterator[None]:
+        saved = [dict(vars(owner)) for owner in self._owners]
+        for owner, pristine in zip(self._owners, self._pristine):
+            _become(owner, {name: self._compiled(value) for name, value in pristine.items()})
+        try:
+            yield
+        finally:
+            for owner, namespace in zip(self._owners, saved):
+                _become(owner, namespace)
+
+    def _compiled(self, value: Any) -> Any:
+        from triton.runtime.interpreter import InterpretedFunction
+        from triton.runtime.jit import JITFunction
+
+        if not isinstance(value, InterpretedFunction):
+            return value
+        if value not in self._jit:
+            self._jit[value] = JITFunction(value.fn)
+        return self._jit[value]
+
+
+def _become(owner: Any, namespace: dict[str, Any]) -> None:
+    """Make `owner`'s attributes exactly `namespace` (only the ones that differ are touched)."""
+    current = dict(vars(owner))
+    for name in current.keys() - namespace.keys():
+        delattr(owner, name)
+    for name, value in namespace.items():
+        if current.get(name, _MISSING) is not value:
+            setattr(owner, name, value)
+
+
+_MISSING = object()
 
 
 def _verdict(kernel: Any, args: tuple[Any, ...], kwargs: dict[str, Any], verdicts: dict[Any, str | None]) -> str | None:
