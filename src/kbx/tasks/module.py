@@ -30,6 +30,14 @@ class TaskCode:
     min_bytes: Callable[..., int] | None = None
     """`min_bytes(**inputs)` -> the least memory traffic (bytes read and written) the operation needs, when reading
     every input whole says more (an operation that reads only the elements an index selects)."""
+    baseline: Callable[..., Any] | None = None
+    """The task's own `baseline(...)`, same parameters as `reference`: what is timed as eager (and compiled for
+    torch.compile) where the reference is a clear but slow definition; None times the reference."""
+
+    @property
+    def eager(self) -> Callable[..., Any]:
+        """The implementation the performance stage times as its eager baseline (and compiles for the other)."""
+        return self.reference if self.baseline is None else self.baseline
 
 
 def import_task(task: Task, register: bool = False) -> TaskCode:
@@ -60,5 +68,5 @@ def _code_of(task: Task, module: ModuleType) -> TaskCode:
     return TaskCode(
         task=task, reference=module.reference, make_inputs=module.make_inputs,
         check_outputs=getattr(module, "check_outputs", None), flops=getattr(module, "flops", None),
-        min_bytes=getattr(module, "min_bytes", None),
+        min_bytes=getattr(module, "min_bytes", None), baseline=getattr(module, "baseline", None),
     )
