@@ -41,3 +41,4 @@ def test_the_baselines_are_described_by_the_task(suite):
                                                    "tf32": False, "uncompetitive": ""}
     matmul = baseline_description(suite["matmul_tf32"])
     assert (matmul["eager"], matmul["compile"], matmul["tf32"]) == ("baseline", "torch.compile(baseline)", True)
+    assert baseline_description(suite["qr"])["uncompetitive"].startswith("torch.linalg.qr on thousands")
