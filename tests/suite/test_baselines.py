@@ -10,6 +10,7 @@ import torch
 
 from kbx.evaluation.outputs import output_items
 from kbx.evaluation.trusted.compare import TASK_CHECKED, judge
+from kbx.evaluation.trusted.timing import own_code
 from kbx.tasks.baseline import baseline_precision
 from kbx.tasks.module import import_task
 from kbx.tasks.registry import default_suite_root, load_suite
@@ -36,6 +37,20 @@ def test_a_tasks_baseline_passes_its_contract_against_the_reference(task):
                 verdicts = judge(got, expected, checked, code, task.contract, dtype, workload)
                 failed = [f"{v.status.value}: {v.message}" for v in verdicts if v.status.value != "PASSED"]
                 assert not failed, f"{workload.name}/{dtype}, seed {seed}: {failed}"
+
+
+@pytest.mark.parametrize("task", WITH_BASELINE, ids=lambda t: t.name)
+def test_a_tasks_compiled_baseline_passes_its_contract_on_the_smoke_workload(task):
+    """torch.compile of the baseline, as the trusted worker compiles it (one code object per slot), on the CPU's
+    Inductor; the GPU's is judged by `prepare` before it is timed."""
+    code = import_task(task)
+    workload, dtype = task.workloads_for(("smoke",))[0], task.dtypes[-1]
+    inputs = code.make_inputs(workload, dtype, torch.Generator().manual_seed(0))
+    with torch.no_grad(), baseline_precision(task.contract):
+        got = output_items(torch.compile(own_code(code.eager), dynamic=False)(**inputs))
+    checked = inputs if task.contract.kind in TASK_CHECKED else None
+    verdicts = judge(got, output_items(code.reference(**inputs)), checked, code, task.contract, dtype, workload)
+    assert [v.status.value for v in verdicts] == ["PASSED"] * len(verdicts)
 
 
 def test_the_baselines_issue_20_found_unfair_are_replaced_or_named():
