@@ -64,11 +64,11 @@ class TimingRequests:
         results = []
         for slot in slots:
             inputs = self._one_set(code, slot["case"], slot["seeds"][0])
-            eager = self._eager_outputs(code, inputs, f"{slot['case']['workload']}/{slot['case']['dtype']}")
-            result: dict[str, Any] = self._work_of(code, inputs, eager)
+            expected = self._eager_outputs(code, inputs, f"{slot['case']['workload']}/{slot['case']['dtype']}")
+            result: dict[str, Any] = self._work_of(code, inputs, expected)
             for side in sides:
-                result.update(self._first_call(code, slot["case"], side, inputs, eager))
-            del inputs, eager
+                result.update(self._first_call(code, slot["case"], side, inputs, expected))
+            del inputs, expected
             results.append(result)
         self._free_cached()
         return results
