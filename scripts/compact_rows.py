@@ -6,8 +6,8 @@
 (`--runs-json`: the run.json objects of the runs the rows came from, as `scripts/gpu_timed.sh` collects them;
 each row is given the id of the run whose tasks include its task.)
 
-A timed row keeps, per bench workload, its medians, speedups, SOL fraction and baseline errors, and the stage's
-wall time, GPU wait and where its time went.
+A timed row keeps, per bench workload, its medians, speedups, SOL fraction and baseline errors, the stage's wall
+time, GPU wait and where its time went, and what was timed as its baselines.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ def compact(row: dict[str, Any], run_id: str | None) -> dict[str, Any]:
     if performance:
         kept["stage"] = {key: performance.get(key) for key in STAGE_KEPT}
         kept["workloads"] = [{key: w.get(key) for key in WORKLOAD_KEPT} for w in performance.get("workloads", [])]
+        kept["baseline"] = performance.get("baseline")
     return kept
 
 

@@ -4,7 +4,9 @@
     python scripts/suite_table.py --gpu-results runs/gpu/results.jsonl > docs/suite.md   # adds measured columns
     python scripts/suite_table.py --gpu-results a.jsonl b.jsonl   # several runs: a later row of a task wins
 
-Without GPU results the speed columns say "not run": nothing here is estimated.
+Without GPU results the speed columns say "not run": nothing here is estimated. Beside each task's geometric-mean
+speedups stands its worst bench workload, and the suite's geometric means are given with and without the tasks
+that name their timed baseline uncompetitive (`TASK["uncompetitive_baseline"]`, read from the task as it is now).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from kbx.analysis.workloads import worst_workload
 from kbx.candidates.source import content_hash
 from kbx.tasks.registry import load_suite
 from kbx.timing.stats import geometric_mean
@@ -39,7 +42,9 @@ def _measured(paths: list[Path]) -> dict[str, dict]:
             row = json.loads(line)
             before = measured.get(row["task"], {})
             if row.get("speedup_eager") is None and before.get("candidate_hash") == row.get("candidate_hash"):
-                row = {**row, **{k: before.get(k) for k in ("speedup_eager", "speedup_compile", "sol_fraction")}}
+                row = {**row, **{k: before.get(k)
+                                 for k in ("speedup_eager", "speedup_compile", "sol_fraction", "performance",
+                                           "workloads")}}
             measured[row["task"]] = row
     return measured
 
@@ -56,20 +61,46 @@ def _summary(tasks: list, measured: dict[str, dict]) -> list[str]:
     stale = sum(1 for t in tasks if t.name in measured and not _current(t, measured[t.name]))
     passed = [r for r in rows if r["status"] == "PASSED"]
     timed = [r for r in passed if r.get("speedup_eager")]
-    against_compile = [r for r in timed if r.get("speedup_compile")]
     lines = [f"On the GPU: {len(passed)} of {len(tasks)} solutions PASSED on every workload, bench included, as "
              f"they are now ({len(rows) - len(passed)} failed; {stale} changed since their GPU run, which is shown "
              f"with its old verdict; {len(tasks) - len(rows) - stale} never run); {len(timed)} timed."]
     if timed:
-        eager = geometric_mean(r["speedup_eager"] for r in timed)
-        compiled = geometric_mean(r["speedup_compile"] for r in against_compile) if against_compile else math.nan
         slower = sorted(r["task"] for r in timed if r["speedup_eager"] < 1.0)
-        unmatched = len(timed) - len(against_compile)
-        note = (f" (over the {len(against_compile)} whose compiled baseline passed the task's contract on every "
-                f"bench workload)" if unmatched else "")
-        lines.append(f"Geometric-mean speedup of the timed solutions: {eager:.2f}x vs eager, {compiled:.2f}x vs "
-                     f"torch.compile{note}; slower than eager: {', '.join(slower) or 'none'}.")
+        lines.append(f"Geometric-mean speedup of the timed solutions: {_geomeans(timed)}; slower than eager: "
+                     f"{', '.join(slower) or 'none'}.")
+        uncompetitive = {t.name for t in tasks if t.uncompetitive_baseline}
+        fair = [r for r in timed if r["task"] not in uncompetitive]
+        if len(fair) < len(timed):
+            left_out = ", ".join(sorted(uncompetitive & {r["task"] for r in timed}))
+            lines.append(f"Without the tasks that name their timed baseline uncompetitive ({left_out}, reasons below "
+                         f"the table): {_geomeans(fair)}.")
     return lines
+
+
+def _geomeans(rows: list[dict]) -> str:
+    """The geometric means of rows' speedups vs eager and vs torch.compile (over the rows timed against it)."""
+    eager = geometric_mean(r["speedup_eager"] for r in rows)
+    against_compile = [r for r in rows if r.get("speedup_compile")]
+    compiled = geometric_mean(r["speedup_compile"] for r in against_compile) if against_compile else math.nan
+    note = (f" (over the {len(against_compile)} whose compiled baseline passed the task's contract on every bench "
+            f"workload)" if len(against_compile) < len(rows) else "")
+    return f"{eager:.2f}x vs eager, {compiled:.2f}x vs torch.compile{note}"
+
+
+def _worst(row: dict, baseline: str) -> str:
+    """A row's bench workload with the lowest speedup against `baseline`: `0.93 (bench_3d/bfloat16)`. A row of
+    `docs/runs/` (`scripts/compact_rows.py`) keeps its slots as `workloads`, a results.jsonl row in `performance`."""
+    slots = row.get("workloads") or (row.get("performance") or {}).get("workloads")
+    worst = worst_workload({"performance": {"workloads": slots}}, baseline) if slots else None
+    return "not run" if worst is None else f"{worst.speedup:.2f} ({worst.slot})"
+
+
+def _baseline(task) -> str:
+    """What the performance stage times as the task's baseline, as the task is now."""
+    parts = ["baseline()" if task.baseline_source else "reference"]
+    parts += ["TF32"] if task.contract.tf32 else []
+    parts += ["uncompetitive"] if task.uncompetitive_baseline else []
+    return ", ".join(parts)
 
 
 def _status(task, row: dict) -> str:
@@ -98,16 +129,29 @@ def main(argv: list[str] | None = None) -> int:
     print("|---|---|---|")
     for category, minimum in MINIMUMS.items():
         print(f"| {category} | {counts.get(category, 0)} | {minimum} |")
-    print("\n| task | category | dtypes | contract | bench workloads | wrong | GPU status | × eager | × compile "
-          "| SOL |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("\n| task | category | dtypes | contract | bench workloads | wrong | baseline | GPU status | × eager | "
+          "worst × eager | × compile | worst × compile | SOL |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for t in sorted(tasks, key=lambda t: (t.category, t.name)):
         row = measured.get(t.name, {})
         bench = ", ".join(w.name for w in t.workloads if w.role == "bench")
         print(f"| {t.name} | {t.category} | {', '.join(t.dtypes)} | {t.contract.kind} | {bench} | "
-              f"{len(t.wrong_files())} | {_status(t, row)} | {_fmt(row.get('speedup_eager'))} | "
-              f"{_fmt(row.get('speedup_compile'))} | {_fmt(row.get('sol_fraction'))} |")
+              f"{len(t.wrong_files())} | {_baseline(t)} | {_status(t, row)} | {_fmt(row.get('speedup_eager'))} | "
+              f"{_worst(row, 'eager')} | {_fmt(row.get('speedup_compile'))} | {_worst(row, 'compile')} | "
+              f"{_fmt(row.get('sol_fraction'))} |")
+    _legend(tasks)
     return 0
+
+
+def _legend(tasks: list) -> None:
+    """What the baseline column says, and why each task that names its baseline uncompetitive does so."""
+    print("\nBaseline: what the performance stage times as eager (and compiles for torch.compile): `reference`, or "
+          "the task's own `baseline()` where its reference is a clear but slow definition (docs/task-authoring.md); "
+          "`TF32`: both run with TF32 allowed, as the contract allows candidates; `uncompetitive`: the task names "
+          "its baseline not a competitive implementation, and the summary gives the geometric means without it "
+          "too:\n")
+    for t in sorted((t for t in tasks if t.uncompetitive_baseline), key=lambda t: t.name):
+        print(f"- {t.name}: {t.uncompetitive_baseline}.")
 
 
 if __name__ == "__main__":

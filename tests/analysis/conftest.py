@@ -7,6 +7,9 @@ Tasks: relu, gelu (Activation), sum (Reduce), matmul (MatrixMultiply).
 - sample:model-c (3 samples a task, CPU, untimed): relu 2/3 correct, gelu 0/3, sum 3/3, matmul 1/3.
 - refine:model-d (iterations 0-2, one chain a task): relu fail/pass/pass (rescued), gelu pass x3 (persistent),
   sum pass/fail (a regression), matmul fail x3.
+- `fair_store` (another store): oneshot:model-f on an H100: relu PASSED 1.6x eager / 1.2x compile, its slots
+  bench/float32 2.0x / 1.5x and bench/float16 0.8x / 1.0x; gelu PASSED 0.8x / 0.6x (one slot); sum PASSED
+  100x / 90x with its baseline named uncompetitive (SLOW_LIBRARY); matmul MISMATCH.
 Model calls: run-c and run-d store one generation per candidate (the prompt, earlier replies and feedback, the
 reply, tokens): run-d's are priced at $0.001 each (11 calls), one of run-c's is unpriced.
 """
@@ -106,3 +109,30 @@ def build_store(path: Path) -> Path:
 @pytest.fixture()
 def store_path(tmp_path: Path) -> Path:
     return build_store(tmp_path / "analysis.db")
+
+
+SLOW_LIBRARY = "a slow library routine"
+
+
+def timed_row(task: str, slots: dict[str, tuple[float, float | None]], *, uncompetitive: str = "",
+              eager: float, compile_: float) -> dict[str, Any]:
+    """A timed PASSED row whose performance holds one entry per `workload/dtype` slot: (vs eager, vs compile)."""
+    base = row(task, "PASSED", eager=eager, gpu=H100)
+    workloads = [{"workload": name.split("/")[0], "dtype": name.split("/")[1], "speedup_eager": e,
+                  "speedup_compile": c} for name, (e, c) in slots.items()]
+    baseline = {"eager": "reference", "compile": "torch.compile(reference)", "tf32": False,
+                "uncompetitive": uncompetitive}
+    return {**base, "speedup_compile": compile_, "performance": {"workloads": workloads, "baseline": baseline}}
+
+
+@pytest.fixture()
+def fair_store(tmp_path: Path) -> Path:
+    path = tmp_path / "fair.db"
+    with Store(path) as store:
+        _run(store, "run-f", "oneshot", "model-f", [
+            timed_row("relu", {"bench/float32": (2.0, 1.5), "bench/float16": (0.8, 1.0)}, eager=1.6, compile_=1.2),
+            timed_row("gelu", {"bench/bfloat16": (0.8, 0.6)}, eager=0.8, compile_=0.6),
+            timed_row("sum", {"bench/float32": (100.0, 90.0)}, uncompetitive=SLOW_LIBRARY, eager=100.0,
+                      compile_=90.0),
+            row("matmul", "MISMATCH", gpu=H100)])
+    return path

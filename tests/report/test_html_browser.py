@@ -128,3 +128,16 @@ def test_the_shipped_example_report_fits_the_page(example, tmp_path):
         assert browser.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
         assert browser.evaluate(CUT_LABELS) == []
         assert browser.evaluate("document.querySelectorAll('svg.chart').length") >= 2
+
+
+def test_the_speed_tables_of_a_timed_report_fit_the_page(fair_store, tmp_path):
+    """The competitive-baseline columns, the categories' speed table and the per-task worst workloads scroll
+    inside their boxes at a laptop's width."""
+    with Store(fair_store) as store:
+        html = write_html(build_report(store, ["run-f"], resamples=50), tmp_path / "fair.html")
+    with Browser(CHROMIUM, tmp_path / "profile", size=(1024, 900)) as browser:
+        browser.open(html.as_uri())
+        assert browser.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        assert "0.80x bench/float16" in browser.evaluate("document.querySelector('#speedups').innerText")
+        browser.evaluate("document.querySelector('#speedups').scrollIntoView()")
+        print(f"screenshot: {browser.screenshot(tmp_path / 'report-speed.png')}")

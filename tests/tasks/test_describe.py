@@ -7,3 +7,12 @@ def test_a_task_with_an_input_range_names_it_and_others_do_not():
     bernoulli = describe(read_task(default_suite_root() / "Random" / "bernoulli"))
     assert "input range: input in [0, 1] (timing keeps it there)" in bernoulli
     assert "input range" not in describe(read_task(default_suite_root() / "Activation" / "relu"))
+
+
+def test_the_timed_baseline_is_named_with_its_source_or_why_it_is_uncompetitive():
+    relu = describe(read_task(default_suite_root() / "Activation" / "relu"))
+    assert "timed baseline (eager, and compiled for torch.compile): the reference\n" in relu
+    matmul = describe(read_task(default_suite_root() / "MatrixMultiply" / "matmul_tf32"))
+    assert "the task's own, below\ndef baseline(input, other):" in matmul
+    qr = describe(read_task(default_suite_root() / "LinearAlgebra" / "qr"))
+    assert "not a competitive implementation: torch.linalg.qr on thousands" in qr

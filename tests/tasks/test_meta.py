@@ -82,6 +82,13 @@ def test_reads_gelu():
          "'input', which is not a parameter with a default"),
         ('"contract": {"kind": "allclose"},',
          '"contract": {"kind": "allclose"}, "defaults_kept": {"approximate": " "},', "must say why"),
+        ('"contract": {"kind": "allclose"},', '"contract": {"kind": "allclose"}, "uncompetitive_baseline": "",',
+         "must say why the timed baseline is not a competitive implementation"),
+        ('"contract": {"kind": "allclose"},', '"contract": {"kind": "allclose"}, "uncompetitive_baseline": True,',
+         "must say why the timed baseline is not a competitive implementation"),
+        ("def make_inputs(", "def baseline(input):\n    return input\n\n\ndef make_inputs(",
+         "baseline(input) must take the reference's parameters (input, approximate='none')"),
+        ("def make_inputs(", "baseline = F.gelu\n\n\ndef make_inputs(", "baseline must be bound once"),
     ],
 )
 def test_malformed_task_names_file_and_problem(task_copy, old, new, problem):
@@ -110,6 +117,18 @@ def test_defaults_kept_are_read_and_optional(task_copy):
     corrupt(task_copy, '"contract": {"kind": "allclose"},',
             '"contract": {"kind": "allclose"}, "defaults_kept": {"approximate": "only one form"},')
     assert read_task(task_copy).defaults_kept == {"approximate": "only one form"}
+
+
+def test_a_baseline_and_an_uncompetitive_one_are_read_and_optional(task_copy):
+    assert read_task(GELU).baseline_source == "" and read_task(GELU).uncompetitive_baseline == ""
+    corrupt(task_copy, '"contract": {"kind": "allclose"},',
+            '"contract": {"kind": "allclose"}, "uncompetitive_baseline": "a composition of three kernels",')
+    corrupt(task_copy, "def make_inputs(",
+            "def baseline(input, approximate='none'):\n    return F.gelu(input, approximate=approximate)\n\n\n"
+            "def make_inputs(")
+    task = read_task(task_copy)
+    assert task.uncompetitive_baseline == "a composition of three kernels"
+    assert task.baseline_source.startswith("def baseline(input, approximate='none'):")
 
 
 def test_missing_bench_workload(task_copy):

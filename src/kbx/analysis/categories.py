@@ -19,6 +19,10 @@ class CategoryCell:
     correctness: Estimate
     fast_1: Estimate
     geomean_eager: float | None
+    geomean_eager_competitive: float | None = None
+    """`geomean_eager` over the category's tasks whose timed baseline is competitive (`metrics.competitive`)."""
+    geomean_compile: float | None = None
+    geomean_compile_competitive: float | None = None
 
 
 def category_table(
@@ -41,8 +45,11 @@ def category_table(
             if not metrics.timed(group):  # the whole run untimed: fast_1 unknown
                 named["fast_1"] = lambda o: None
             ci = bootstrap_many(part, named, seed=seed, resamples=resamples)
+            fair = metrics.competitive(part)
             table[category][label] = CategoryCell(
                 len(part), metrics.call_rate(part), ci["correct"], ci["fast_1"], metrics.geomean_speedup(part),
+                metrics.geomean_speedup(fair), metrics.geomean_speedup(part, "compile"),
+                metrics.geomean_speedup(fair, "compile"),
             )
     return table
 

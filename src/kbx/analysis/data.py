@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from kbx.analysis.workloads import WorkloadSpeedup, uncompetitive_note, worst_workload
 from kbx.errors import KbxError
 from kbx.ranking import rank
 from kbx.store.db import RunInfo, Store
@@ -42,6 +43,8 @@ class Record:
     """The refinement iteration (0 first) when the row's provenance has one."""
     row: Mapping[str, Any]
     """The whole row, for the report's drill-down only (mismatch details, timings, transcript)."""
+    uncompetitive: str = ""
+    """Why the task's timed baseline is not competitive (`kbx.analysis.workloads.uncompetitive_note`), or ""."""
 
     @classmethod
     def from_row(cls, run_id: str, row: Mapping[str, Any]) -> Record:
@@ -56,7 +59,7 @@ class Record:
             exe_ok=bool(row["exe_ok"]), speedup_eager=_number(row.get("speedup_eager")),
             speedup_compile=_number(row.get("speedup_compile")), sol_fraction=_number(row.get("sol_fraction")),
             gpu=str(gpu), sample=int(provenance.get("sample") or 0),
-            iteration=None if iteration is None else int(iteration), row=row,
+            iteration=None if iteration is None else int(iteration), row=row, uncompetitive=uncompetitive_note(row),
         )
 
 
@@ -78,6 +81,11 @@ class TaskOutcome:
     the run missed the task."""
     correct: int
     """Samples with a correct candidate (c of pass@k)."""
+    worst_eager: WorkloadSpeedup | None = None
+    """The best candidate's bench slot with the lowest speedup against eager (`kbx.analysis.workloads`)."""
+    worst_compile: WorkloadSpeedup | None = None
+    uncompetitive: str = ""
+    """Why the task's timed baseline is not a competitive implementation, as its rows recorded it; "" when it is."""
 
     def speedup(self, baseline: str) -> float | None:
         """The speedup against `eager` or `compile`."""
@@ -85,6 +93,14 @@ class TaskOutcome:
             return self.speedup_eager
         if baseline == "compile":
             return self.speedup_compile
+        raise ValueError(f"no baseline {baseline!r}: eager or compile")
+
+    def worst(self, baseline: str) -> WorkloadSpeedup | None:
+        """The bench slot with the lowest speedup against `eager` or `compile`."""
+        if baseline == "eager":
+            return self.worst_eager
+        if baseline == "compile":
+            return self.worst_compile
         raise ValueError(f"no baseline {baseline!r}: eager or compile")
 
 
@@ -118,7 +134,9 @@ def _outcome(task: str, category: str, records: Sequence[Record]) -> TaskOutcome
     for r in records:  # a refinement chain is one sample: correct if any of its iterations is
         solved[r.sample] = solved.get(r.sample, False) or r.exe_ok
     return TaskOutcome(task, category, best.status, best.call_ok, best.exe_ok, best.speedup_eager, best.speedup_compile,
-                       best.sol_fraction, len(solved), sum(solved.values()))
+                       best.sol_fraction, len(solved), sum(solved.values()),
+                       worst_eager=worst_workload(best.row, "eager"), worst_compile=worst_workload(best.row, "compile"),
+                       uncompetitive=next((r.uncompetitive for r in records if r.uncompetitive), ""))
 
 
 JOIN = "+"

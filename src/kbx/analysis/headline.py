@@ -38,6 +38,11 @@ class Headline:
     fast_p_compile: tuple[tuple[float, float], ...]
     pass_curve: tuple[tuple[float, float], ...] = ()
     """(k, mean pass@k) for every k from 1 to the largest sample count of a task; empty when no task has two."""
+    geomean_eager_competitive: Estimate = Estimate(None, None, None)
+    """`geomean_eager` over the tasks whose timed baseline is competitive (`metrics.competitive`)."""
+    geomean_compile_competitive: Estimate = Estimate(None, None, None)
+    uncompetitive: tuple[str, ...] = ()
+    """The tasks of the set left out of the `_competitive` geometric means (their baseline is named uncompetitive)."""
 
 
 def headline(run: MethodRun, outcomes: Sequence[TaskOutcome], *, seed: int = 0, resamples: int = 1000) -> Headline:
@@ -49,6 +54,8 @@ def headline(run: MethodRun, outcomes: Sequence[TaskOutcome], *, seed: int = 0, 
         "fast_1_compile": lambda o: metrics.fast_p(o, 1.0, "compile"),
         "geomean_eager": lambda o: metrics.geomean_speedup(o, "eager"),
         "geomean_compile": lambda o: metrics.geomean_speedup(o, "compile"),
+        "geomean_eager_competitive": lambda o: metrics.geomean_speedup(metrics.competitive(o), "eager"),
+        "geomean_compile_competitive": lambda o: metrics.geomean_speedup(metrics.competitive(o), "compile"),
         "slower_than_eager": metrics.slower_than_eager,
         "sol_fraction": metrics.mean_sol_fraction,
     }
@@ -64,6 +71,7 @@ def headline(run: MethodRun, outcomes: Sequence[TaskOutcome], *, seed: int = 0, 
     return Headline(
         label=run.label, run_id=run.info.run_id, device=_device(run), tasks=len(outcomes),
         pass_at_k={k: ci.pop(f"pass@{k}") for k in ks},
+        uncompetitive=tuple(sorted(o.task for o in outcomes if o.uncompetitive)),
         fast_p_eager=_curve(outcomes, "eager"),
         fast_p_compile=_curve(outcomes, "compile"),
         pass_curve=() if most < 2 else tuple((float(k), value) for k in range(1, most + 1)

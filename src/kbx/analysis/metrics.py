@@ -56,6 +56,13 @@ def geomean_speedup(outcomes: Sequence[TaskOutcome], baseline: str = "eager") ->
     return geometric_mean(_correct_speedups(outcomes, baseline))
 
 
+def competitive(outcomes: Sequence[TaskOutcome]) -> list[TaskOutcome]:
+    """The outcomes of tasks whose timed baseline is a competitive implementation: every geometric mean of speedups
+    is also shown over these alone, so that one task timed against a slow library routine (named in the task,
+    `TaskOutcome.uncompetitive`) cannot carry it (`kbx.analysis.workloads`)."""
+    return [o for o in outcomes if not o.uncompetitive]
+
+
 def geometric_mean(values: Sequence[float], floor: float = SPEEDUP_FLOOR) -> float | None:
     """Geometric mean of `values`, each raised to at least `floor` (`kbx.timing.stats.geometric_mean`); None for
     no values."""

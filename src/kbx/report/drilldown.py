@@ -25,8 +25,11 @@ def overview(report: Report) -> str:
         for label in labels:
             o = by_task[label][task]
             speed = "" if o.speedup_eager is None else f" {o.speedup_eager:.2f}x"
-            cells.append(f"<td>{_badge(o.status)}{speed}</td>")
-        rows.append(f'<tr><td><a href="#task={escape(task)}">{escape(task)}</a></td><td>{escape(category)}</td>'
+            worst = f' title="worst bench workload: {escape(o.worst_eager.format())}"' if o.worst_eager else ""
+            cells.append(f"<td{worst}>{_badge(o.status)}{speed}</td>")
+        why = next((o.uncompetitive for group in by_task.values() if (o := group[task]).uncompetitive), "")
+        note = f' <span class="note" title="{escape(why)}">(baseline uncompetitive)</span>' if why else ""
+        rows.append(f'<tr><td><a href="#task={escape(task)}">{escape(task)}</a>{note}</td><td>{escape(category)}</td>'
                     f'{"".join(cells)}</tr>')
     table = f'<table class="overview"><tr>{head}</tr>{"".join(rows)}</table>'
     return _fold("overview: every task, every method", table)

@@ -9,6 +9,7 @@ from pathlib import Path
 from kbx.analysis.report import Report
 from kbx.report import svg
 from kbx.report.drilldown import overview, task_panels
+from kbx.report.tables import COMPETITIVE
 
 _CSS = """
 body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1200px;padding:0 16px 64px;color:#222}
@@ -141,13 +142,25 @@ def _headline(report: Report) -> str:
     ks = sorted({k for h in report.headlines for k in h.pass_at_k})
     rows = [[escape(h.label), escape(h.device), str(h.tasks), h.call_rate.format(percent=True),
              h.correctness.format(percent=True), h.fast_1_eager.format(percent=True),
-             h.fast_1_compile.format(percent=True), h.geomean_eager.format(), h.geomean_compile.format(),
+             h.fast_1_compile.format(percent=True), h.geomean_eager.format(), h.geomean_eager_competitive.format(),
+             h.geomean_compile.format(), h.geomean_compile_competitive.format(),
              h.slower_than_eager.format(percent=True), h.sol_fraction.format(),
              *[h.pass_at_k[k].format(percent=True) if k in h.pass_at_k else "-" for k in ks]]
             for h in report.headlines]
     return _table(["method", "device", "tasks", "call", "correct", "fast_1 eager", "fast_1 compile",
-                   "geomean vs eager", "geomean vs compile", "correct but slower than eager", "mean SOL fraction",
-                   *[f"pass@{k}" for k in ks]], rows)
+                   "geomean vs eager", f"vs eager, {COMPETITIVE}", "geomean vs compile", f"vs compile, {COMPETITIVE}",
+                   "correct but slower than eager", "mean SOL fraction", *[f"pass@{k}" for k in ks]], rows) \
+        + _uncompetitive_note(report)
+
+
+def _uncompetitive_note(report: Report) -> str:
+    """Which tasks the "competitive baselines" geometric means leave out, and why each task says so."""
+    reasons = {o.task: o.uncompetitive for outcomes in report.outcomes.values() for o in outcomes if o.uncompetitive}
+    if not reasons:
+        return f'<p class="note">{COMPETITIVE}: every task (no task names its timed baseline uncompetitive).</p>'
+    items = "".join(f"<li>{_task_link(task)}: {escape(why)}</li>" for task, why in sorted(reasons.items()))
+    return (f'<p class="note">{COMPETITIVE}: the geometric means without the tasks that name their timed baseline '
+            f"not a competitive implementation:</p><ul class=\"note\">{items}</ul>")
 
 
 def _colors(report: Report) -> dict[str, str]:
@@ -176,9 +189,17 @@ def _categories(report: Report) -> str:
                f"{cells[m].fast_1.format(percent=True)}" for m in labels]]
             for c, cells in report.categories.items()]
     unsolved = ", ".join(_task_link(t) for _, t in report.unsolved) or "none"
+    speed = [[escape(c), str(next(iter(cells.values())).tasks),
+              *[f"{_x(cells[m].geomean_eager)} / {_x(cells[m].geomean_eager_competitive)}" for m in labels],
+              *[f"{_x(cells[m].geomean_compile)} / {_x(cells[m].geomean_compile_competitive)}" for m in labels]]
+             for c, cells in report.categories.items()]
+    timed = any(cell.geomean_eager is not None or cell.geomean_compile is not None
+                for cells in report.categories.values() for cell in cells.values())
     return ('<div class="charts">' + svg.heatmap(cats, labels, correct, title="correctness by category and method")
             + svg.heatmap(cats, labels, fast, title="fast_1 (vs eager) by category and method") + "</div>"
             + _table(["category", "tasks", *[f"{m}: call / correct / fast_1" for m in labels]], rows)
+            + (_table(["category", "tasks", *[f"{m}: geomean vs eager, all / {COMPETITIVE}" for m in labels],
+                       *[f"{m}: geomean vs compile, all / {COMPETITIVE}" for m in labels]], speed) if timed else "")
             + f"<p>Tasks no method solves: {unsolved}</p>")
 
 
@@ -190,8 +211,29 @@ def _speedups(report: Report) -> str:
         if any(groups.values()):
             charts.append(svg.strip_chart(groups, title=f"speedup vs {baseline} of correct kernels",
                                           y_label=f"speedup vs {baseline} (log)", colors=_colors(report)))
-    return ('<div class="charts">' + "".join(charts) + "</div>") if charts else \
+    return ('<div class="charts">' + "".join(charts) + "</div>" + _per_task_speed(report)) if charts else \
         '<p class="note">No timed kernels (CPU runs are never timed).</p>'
+
+
+def _per_task_speed(report: Report) -> str:
+    """Per timed task and method: the speedup (geometric mean over bench workloads) and its worst workload."""
+    rows = []
+    for label, outcomes in report.outcomes.items():
+        for o in outcomes:
+            if o.exe_ok and (o.speedup_eager is not None or o.speedup_compile is not None):
+                worst = [escape(w.format()) if (w := o.worst(b)) else "-" for b in ("eager", "compile")]
+                note = f'<span title="{escape(o.uncompetitive)}">uncompetitive</span>' if o.uncompetitive else ""
+                rows.append((o.category, o.task, label, [_task_link(o.task), escape(o.category), escape(label),
+                                                         _x(o.speedup_eager), worst[0], _x(o.speedup_compile),
+                                                         worst[1], note]))
+    rows.sort(key=lambda r: r[:3])
+    return ("<h3>Per task: the geometric mean over bench workloads and the worst workload</h3>"
+            + _table(["task", "category", "method", "vs eager", "worst workload", "vs compile", "worst workload",
+                      "baseline"], [r[3] for r in rows]))
+
+
+def _x(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}x"
 
 
 def _sol(report: Report) -> str:

@@ -7,6 +7,9 @@ from collections.abc import Sequence
 from kbx.analysis.compare import TaskChange
 from kbx.analysis.report import Report
 
+COMPETITIVE = "competitive baselines"
+"""The label of a geometric mean over the tasks whose timed baseline is competitive (`kbx.analysis.workloads`)."""
+
 
 def text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     """Columns padded to their widest cell: the first left-aligned, the rest right-aligned."""
@@ -37,21 +40,26 @@ def headline_table(report: Report) -> str:
               h.fast_1_eager.format(percent=True), h.fast_1_compile.format(percent=True),
               *[h.pass_at_k[k].format(percent=True) if k in h.pass_at_k else "-" for k in ks]]
              for h in report.headlines]
-    speed = [[h.label, h.geomean_eager.format(), h.geomean_compile.format(), h.slower_than_eager.format(percent=True),
+    speed = [[h.label, h.geomean_eager.format(), h.geomean_eager_competitive.format(), h.geomean_compile.format(),
+              h.geomean_compile_competitive.format(), h.slower_than_eager.format(percent=True),
               h.sol_fraction.format()] for h in report.headlines]
     return (text_table(["method", "device", "tasks", "call", "correct", "fast_1 eager", "fast_1 compile",
                         *[f"pass@{k}" for k in ks]], rates)
-            + "\n\n" + text_table(["method", "geomean vs eager", "geomean vs compile", "correct, slower than eager",
-                                    "mean SOL fraction"], speed))
+            + "\n\n" + text_table(["method", "geomean vs eager", f"vs eager, {COMPETITIVE}", "geomean vs compile",
+                                    f"vs compile, {COMPETITIVE}", "correct, slower than eager", "mean SOL fraction"],
+                                   speed)
+            + "\n" + uncompetitive_legend(report))
 
 
 def leaderboard(report: Report, markdown: bool = False) -> str:
     """One row per method, best first (correctness, then geomean vs eager): the table to put in a paper. Markdown
     (a pipe table) or text."""
     ranked = sorted(report.headlines, key=lambda h: (-(h.correctness.value or 0.0), -(h.geomean_eager.value or 0.0)))
-    header = ["#", "method", "device", "tasks", "correct", "fast_1 eager", "geomean vs eager", "geomean vs compile"]
+    header = ["#", "method", "device", "tasks", "correct", "fast_1 eager", "geomean vs eager",
+              f"vs eager, {COMPETITIVE}", "geomean vs compile", f"vs compile, {COMPETITIVE}"]
     rows = [[str(rank), h.label, h.device, str(h.tasks), h.correctness.format(percent=True),
-             h.fast_1_eager.format(percent=True), h.geomean_eager.format(), h.geomean_compile.format()]
+             h.fast_1_eager.format(percent=True), h.geomean_eager.format(), h.geomean_eager_competitive.format(),
+             h.geomean_compile.format(), h.geomean_compile_competitive.format()]
             for rank, h in enumerate(ranked, 1)]
     if not markdown:
         return text_table(header, rows)
@@ -72,6 +80,40 @@ def category_text(report: Report) -> str:
     table = text_table(["category", "tasks", *[f"[{i}]" for i in range(1, len(labels) + 1)]], rows)
     legend = "\n".join(f"[{i}] {label}" for i, label in enumerate(labels, 1))
     return f"{table}\ncells: correct / fast_1 (vs eager)\n{legend}"
+
+
+def uncompetitive_legend(report: Report) -> str:
+    """What the "competitive baselines" columns leave out: the tasks whose baseline is named uncompetitive."""
+    left_out = sorted({task for h in report.headlines for task in h.uncompetitive})
+    return (f"{COMPETITIVE}: without {', '.join(left_out)} (their tasks name their timed baseline uncompetitive)"
+            if left_out else f"{COMPETITIVE}: every task (no task names its baseline uncompetitive)")
+
+
+def category_speed_text(report: Report) -> str:
+    """Geometric-mean speedups per category, with and without the tasks whose baseline is uncompetitive."""
+    labels = list(report.outcomes)
+    rows = [[category, str(next(iter(cells.values())).tasks),
+             *[f"{_num(c.geomean_eager)} / {_num(c.geomean_eager_competitive)} | {_num(c.geomean_compile)} / "
+               f"{_num(c.geomean_compile_competitive)}" for c in (cells[m] for m in labels)]]
+            for category, cells in report.categories.items()]
+    table = text_table(["category", "tasks", *[f"[{i}]" for i in range(1, len(labels) + 1)]], rows)
+    legend = "\n".join(f"[{i}] {label}" for i, label in enumerate(labels, 1))
+    return (f"{table}\ncells: geomean vs eager: all / {COMPETITIVE} | vs compile: all / {COMPETITIVE}\n"
+            f"{uncompetitive_legend(report)}\n{legend}")
+
+
+def task_speed_text(report: Report) -> str:
+    """Per timed task and method: the speedup (geometric mean over bench workloads) and its worst workload."""
+    rows = []
+    for label, outcomes in report.outcomes.items():
+        for o in outcomes:
+            if o.exe_ok and (o.speedup_eager is not None or o.speedup_compile is not None):
+                worst = [w.format() if (w := o.worst(b)) else "-" for b in ("eager", "compile")]
+                rows.append([o.task, o.category, label, _num(o.speedup_eager), worst[0], _num(o.speedup_compile),
+                             worst[1], "uncompetitive" if o.uncompetitive else ""])
+    rows.sort(key=lambda r: (r[1], r[0], r[2]))
+    return text_table(["task", "category", "method", "x eager", "worst workload", "x compile", "worst workload",
+                       "baseline"], rows)
 
 
 def glm_text(report: Report) -> str:
@@ -111,6 +153,8 @@ def report_text(report: Report) -> str:
         f"{len(report.tasks)} task(s); intervals: {report.resamples} bootstrap resamples of tasks, seed "
         f"{report.seed}, 95%\n\n" + headline_table(report),
         "per category\n" + category_text(report),
+        *(["speed per category\n" + category_speed_text(report), "speed per task, with its worst bench workload\n"
+           + task_speed_text(report)] if _timed(report) else []),
         "GLM of correctness (binomial, logit)\n" + glm_text(report),
         "unsolved by every method: " + (", ".join(t for _, t in report.unsolved) or "none"),
     ]
@@ -119,6 +163,11 @@ def report_text(report: Report) -> str:
     if report.cross_hardware:
         sections.append("same kernel, several GPUs\n" + cross_text(report))
     return "\n\n".join(sections)
+
+
+def _timed(report: Report) -> bool:
+    return any(o.speedup_eager is not None or o.speedup_compile is not None
+               for outcomes in report.outcomes.values() for o in outcomes)
 
 
 def compare_text(changes: Sequence[TaskChange], label_a: str, label_b: str) -> str:

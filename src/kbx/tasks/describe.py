@@ -8,8 +8,8 @@ from kbx.tasks.spec import Task
 
 
 def describe(task: Task) -> str:
-    """Description, signature, forbidden operations, input ranges, contract, workloads and reference source of a
-    task."""
+    """Description, signature, forbidden operations, input ranges, contract, workloads, reference source and timed
+    baseline of a task."""
     contract = [f"  {line}" for line in contract_lines(task)]
     workloads = [f"  {line}" for line in workload_lines(task)]
     return "\n".join(
@@ -31,6 +31,7 @@ def describe(task: Task) -> str:
             "reference:",
             task.reference_source,
             "",
+            *baseline_lines(task),
             f"{'folder' if task.module is None else 'file'}: {task.path}",
         ]
     )
@@ -61,6 +62,16 @@ def contract_lines(task: Task) -> list[str]:
         lines.append(f"bound: RMS(out - ref) / RMS(ref) <= {c.bound:g}")
     lines.append(f"tf32 allowed: {'yes' if c.tf32 else 'no'}")
     return lines
+
+
+def baseline_lines(task: Task) -> list[str]:
+    """What the performance stage times as the eager baseline (and compiles), and why it is not competitive where
+    the task says so (`kbx.tasks.baseline`)."""
+    lines = ["timed baseline (eager, and compiled for torch.compile): "
+             + ("the task's own, below" if task.baseline_source else "the reference")]
+    if task.uncompetitive_baseline:
+        lines.append(f"not a competitive implementation: {task.uncompetitive_baseline}")
+    return [*lines, *([task.baseline_source] if task.baseline_source else []), ""]
 
 
 def workload_lines(task: Task) -> list[str]:

@@ -36,7 +36,7 @@ from kbx.tasks.spec import (
 )
 
 _TASK_KEYS = {"name", "category", "level", "signature", "dtypes", "contract", "workloads"}
-_OPTIONAL_TASK_KEYS = {"forbidden", "input_ranges", "perturb", "defaults_kept"}
+_OPTIONAL_TASK_KEYS = {"forbidden", "input_ranges", "perturb", "defaults_kept", "uncompetitive_baseline"}
 _CONTRACT_KEYS = {"kind", "tolerance", "reduction_length", "tf32", "bound", "second_opinion"}
 _WORKLOAD_KEYS = {"name", "role", "params"}
 _MAKE_INPUTS_PARAMS = ("workload", "dtype", "generator")
@@ -128,6 +128,7 @@ class _Reader:
         self._make_inputs()
         perturb_source = self._perturb(raw.get("perturb"), workloads)
         reference = self._function("reference")
+        baseline = self._baseline(signature)
         return Task(
             name=name,
             category=category,
@@ -144,6 +145,8 @@ class _Reader:
             input_ranges=input_ranges,
             defaults_kept=defaults_kept,
             perturb_source=perturb_source,
+            baseline_source=(ast.get_source_segment(self.source, baseline) or "") if baseline else "",
+            uncompetitive_baseline=self._uncompetitive(raw),
         )
 
     def _literal_task(self) -> dict[str, Any]:
@@ -184,6 +187,29 @@ class _Reader:
         if declared != actual:
             raise self.fail(f"reference{actual.render()} does not match the declared signature {text}")
         return declared
+
+    def _baseline(self, signature: Signature) -> ast.FunctionDef | None:
+        """The task's optional `baseline` function, whose parameters must be the reference's."""
+        bindings = [node for node in self.module.body if "baseline" in _bound_names(node)]
+        if not bindings:
+            return None
+        func = bindings[0]
+        if len(bindings) > 1 or not isinstance(func, ast.FunctionDef):
+            raise self.fail("baseline must be bound once, by a top-level `def baseline(...)`")
+        try:
+            actual = signature_of(func)
+        except ValueError as exc:
+            raise self.fail(f"baseline: {exc}") from None
+        if actual != signature:
+            raise self.fail(f"baseline{actual.render()} must take the reference's parameters {signature.render()}")
+        return func
+
+    def _uncompetitive(self, raw: dict[str, Any]) -> str:
+        reason = raw.get("uncompetitive_baseline", "")
+        if not isinstance(reason, str) or ("uncompetitive_baseline" in raw and not reason.strip()):
+            raise self.fail("uncompetitive_baseline must say why the timed baseline is not a competitive "
+                            "implementation (a non-empty string)")
+        return reason
 
     def _make_inputs(self) -> None:
         params = tuple(a.arg for a in self._function("make_inputs").args.args)

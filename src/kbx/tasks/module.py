@@ -41,11 +41,20 @@ class TaskCode:
     inputs and the input maker it uses there; None: the entry point itself and `make_inputs`. A KernelBench task
     builds the candidate's `ModelNew` beside each case's inputs (`kbx.tasks.kernelbench.code`)."""
 
+    baseline: Callable[..., Any] | None = None
+    """The task's own `baseline(...)`, same parameters as `reference`: what is timed as eager (and compiled for
+    torch.compile) where the reference is a clear but slow definition; None times the reference."""
+
     def for_candidate(self, entry: Any) -> tuple[Callable[..., Any], Callable[..., dict[str, Any]]]:
         """(call, make_inputs) of the candidate worker for the candidate's `entry`."""
         if self.candidate_side is None:
             return entry, self.make_inputs
         return self.candidate_side(entry)
+
+    @property
+    def eager(self) -> Callable[..., Any]:
+        """The implementation the performance stage times as its eager baseline (and compiles for the other)."""
+        return self.reference if self.baseline is None else self.baseline
 
 
 def import_task(task: Task, register: bool = False) -> TaskCode:
@@ -80,5 +89,5 @@ def _code_of(task: Task, module: ModuleType) -> TaskCode:
     return TaskCode(
         task=task, reference=module.reference, make_inputs=module.make_inputs,
         check_outputs=getattr(module, "check_outputs", None), flops=getattr(module, "flops", None),
-        min_bytes=getattr(module, "min_bytes", None),
+        min_bytes=getattr(module, "min_bytes", None), baseline=getattr(module, "baseline", None),
     )

@@ -204,6 +204,13 @@ class Task:
     module: ModuleInterface | None = None
     """For a KernelBench problem, the class its candidates define (`ModelNew`); None for a kbx task, whose
     candidates define a function named like the task with `signature`."""
+    baseline_source: str = ""
+    """Source of the task's optional `baseline(...)` (the parameters of `reference`): the implementation timed as
+    the eager baseline, and compiled for the torch.compile one, where `reference` is a clear definition that no
+    one would run for speed (`kbx.tasks.baseline`); empty when the reference itself is timed."""
+    uncompetitive_baseline: str = ""
+    """Why the task's timed baseline is not a competitive implementation (`TASK["uncompetitive_baseline"]`): reports
+    then show every geometric mean of speedups with and without such tasks. Empty when it is competitive."""
 
     @property
     def perturbs(self) -> bool:

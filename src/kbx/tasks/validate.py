@@ -42,7 +42,9 @@ def check_code(task: Task) -> None:
                         "check_outputs(outputs, inputs, expected, workload, dtype) returning None or why they fail")
     for workload in task.workloads_for(("smoke",)):
         for dtype in task.dtypes:
-            _run(task, code, workload, dtype)
+            inputs = _run(task, code, workload, dtype)
+            if code.baseline is not None:
+                _check_baseline(task, code, inputs, f"{workload.name}/{dtype}")
     if task.perturbs:
         check_perturb(task, code)
 
@@ -98,6 +100,22 @@ def _run(task: Task, code: Any, workload: Workload, dtype: str) -> dict[str, Any
     except Exception as exc:
         raise TaskError(task.task_file, f"reference on {workload.name}/{dtype} raised {exc!r}") from None
     return inputs
+
+
+def _check_baseline(task: Task, code: Any, inputs: dict[str, Any], where: str) -> None:
+    """The task's `baseline` runs on the inputs (with the precision its contract gives baselines) and returns what
+    the reference returns, output for output in type, shape and dtype. Whether its values agree by the contract is
+    the suite tests' check (`tests/suite/test_baselines.py`) and the trusted worker's, before timing it."""
+    from kbx.tasks.baseline import baseline_precision, structure_problem
+
+    try:
+        with baseline_precision(task.contract):
+            got = code.baseline(**inputs)
+    except Exception as exc:
+        raise TaskError(task.task_file, f"baseline on {where} raised {exc!r}") from None
+    problem = structure_problem(code.reference(**inputs), got)
+    if problem is not None:
+        raise TaskError(task.task_file, f"baseline on {where} {problem}")
 
 
 def _elements(inputs: dict[str, Any]) -> int:

@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from kbx.evaluation.bench_inputs import TimingSettings
-from kbx.evaluation.orchestrator.baselines import CANARY, DRIFT_FLOOR, BaselineBook, canary_drift
+from kbx.evaluation.orchestrator.baselines import CANARY, DRIFT_FLOOR, BaselineBook, canary_drift, untimed_baselines
 from kbx.evaluation.orchestrator.gpu_gate import GpuGate
 from kbx.evaluation.orchestrator.performance import PerformanceStage
 from kbx.evaluation.orchestrator.timed_slots import plan_slots
@@ -118,3 +118,10 @@ def test_the_canary_is_held_to_its_level_within_both_medians_noise():
     noisy = canary_drift(level, {"samples_ms": [0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 0.7, 1.05, 0.95] * 2})
     assert noisy.allowed > DRIFT_FLOOR
     assert canary_drift(level, {"error": "boom"}) is None
+
+
+def test_prepare_answers_name_the_baselines_that_are_not_timed_and_why():
+    assert untimed_baselines({"flops": 1, "bytes": 2}) == {}
+    assert untimed_baselines({"eager_error": "RuntimeError: no", "compile_differs": "MISMATCH: 1 of 4"}) == {
+        "eager": "eager: not timed: RuntimeError: no",
+        "compile": "compile: not timed: its outputs differ from the reference's (MISMATCH: 1 of 4)"}

@@ -260,9 +260,36 @@ def test_a_compiled_baseline_that_computes_something_else_is_not_timed(suite, st
     assert trusted.calls.count("baseline:compile") == 3 * (len(slots) - 1)
     assert trusted.calls.count("baseline:eager") == len(commands)
     first = stage.result.to_json()["workloads"][0]
-    assert first["speedup_compile"] is None and "differ from the eager reference" in first["errors"]["compile"]
+    assert first["speedup_compile"] is None and "differ from the reference" in first["errors"]["compile"]
     assert first["speedup_eager"] == pytest.approx(2.0)
     assert stage.result.speedup("compile") is None and stage.result.speedup("eager") == pytest.approx(2.0)
+
+
+def test_a_tasks_baseline_that_differs_from_the_reference_is_not_timed_on_either_side(stage_for, tmp_path):
+    class Differs(FakeTrusted):
+        def request(self, kind, payload):
+            if kind == "prepare":
+                self.calls.append(kind)
+                return [{**self.work, "eager_differs": "MISMATCH: 3 of 9", "compile_error": "InductorError: no"}
+                        for _ in payload["slots"]]
+            return super().request(kind, payload)
+
+    trusted = Differs(baseline_ms=2.0)
+    stage, _ = stage_for(trusted)
+    stage.prepare()
+    drive(stage, tmp_path, candidate_ms=1.0)
+    assert "baseline:eager" not in trusted.calls and "baseline:compile" not in trusted.calls
+    errors = stage.result.to_json()["workloads"][0]["errors"]
+    assert errors["eager"] == "eager: not timed: its outputs differ from the reference's (MISMATCH: 3 of 9)"
+    assert errors["compile"] == "compile: not timed: InductorError: no"
+    assert stage.result.speedup("eager") is None and stage.result.speedup("compile") is None
+
+
+def test_the_stage_records_what_it_timed_as_the_baselines(suite, stage_for, tmp_path):
+    stage, _ = stage_for(FakeTrusted())
+    drive(stage, tmp_path, candidate_ms=1.0)
+    assert stage.result.to_json()["baseline"] == {"eager": "reference", "compile": "torch.compile(reference)",
+                                                  "tf32": False, "uncompetitive": ""}
 
 
 def test_a_stage_closed_while_it_waits_for_the_gpu_gives_it_straight_back(stage_for):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from kbx.evaluation.bench_inputs import TimingSettings
-from kbx.evaluation.orchestrator.timed_slots import Performance, SlotTiming, plan_slots
+from kbx.evaluation.orchestrator.timed_slots import Performance, SlotTiming, baseline_description, plan_slots
 
 
 def test_timing_seeds_come_from_the_secret_seed_and_differ_per_slot(suite):
@@ -34,3 +34,11 @@ def test_a_tasks_speedup_is_the_geometric_mean_and_absent_unless_every_slot_has_
     assert one_untimed.speedup("eager") == pytest.approx(4.0)
     assert one_untimed.speedup("compile") is None
     assert one_untimed.to_json()["workloads"][1]["errors"] == {"compile": "compile: not timed: outputs differ"}
+
+
+def test_the_baselines_are_described_by_the_task(suite):
+    assert baseline_description(suite["relu"]) == {"eager": "reference", "compile": "torch.compile(reference)",
+                                                   "tf32": False, "uncompetitive": ""}
+    matmul = baseline_description(suite["matmul_tf32"])
+    assert (matmul["eager"], matmul["compile"], matmul["tf32"]) == ("baseline", "torch.compile(baseline)", True)
+    assert baseline_description(suite["qr"])["uncompetitive"].startswith("torch.linalg.qr on thousands")

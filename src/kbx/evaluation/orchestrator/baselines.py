@@ -47,8 +47,8 @@ class KnownBaseline:
     """Every sample of the canaries taken beside those rounds: the level later canaries are held to."""
     flops: int
     bytes: int
-    untimed: str | None = None
-    """Why the compiled baseline is not timed (`PerformanceStage.prepare`), if it is not."""
+    untimed: dict[str, str] | None = None
+    """Baseline side -> why it is not timed (`PerformanceStage.prepare`), for the sides that are not."""
 
 
 @dataclass
@@ -121,3 +121,15 @@ def _half_width(summary: Any) -> float:
 def reused_round(known: KnownBaseline, round_index: int) -> dict[str, dict[str, Any]]:
     """Each baseline's recorded measurement of one round, marked as reused."""
     return {side: {**known.rounds[side][round_index], "reused": True} for side in BASELINES}
+
+
+def untimed_baselines(answer: dict[str, Any]) -> dict[str, str]:
+    """Baseline side -> why it is not timed, from the trusted worker's `prepare` answer for one slot (its
+    `<side>_error` and `<side>_differs` keys)."""
+    untimed = {}
+    for side in BASELINES:
+        if answer.get(f"{side}_error"):
+            untimed[side] = f"{side}: not timed: {answer[f'{side}_error']}"
+        elif answer.get(f"{side}_differs"):
+            untimed[side] = f"{side}: not timed: its outputs differ from the reference's ({answer[f'{side}_differs']})"
+    return untimed

@@ -1,8 +1,9 @@
 """The performance stage (DESIGN §6), driven from the orchestrator once a candidate has passed every case on a GPU.
 
 For each bench workload × dtype (a *slot*) and each of `rounds` rounds, in this order: the trusted worker times the
-eager reference and `torch.compile(reference)`, then the candidate worker times the candidate; all three on the
-same rotated input sets (drawn from the run's secret seed), with the GPU held exclusively for the whole stage
+eager baseline (the task's `baseline` where it has one, else its reference; `kbx.tasks.baseline`) and its
+`torch.compile`, then the candidate worker times the candidate; all three on the same rotated input sets (drawn
+from the run's secret seed), with the GPU held exclusively for the whole stage
 (`kbx.evaluation.orchestrator.gpu_gate`: no other candidate's work runs beside a timed call), so clock drift hits
 every side alike. After each candidate measurement:
 - in one round per slot, drawn from the secret seed, the candidate is called once more on new values written into
@@ -40,6 +41,7 @@ from kbx.evaluation.orchestrator.baselines import (
     canary_drift,
     reused_round,
     slot_key,
+    untimed_baselines,
 )
 from kbx.evaluation.orchestrator.gpu_gate import GpuGate
 from kbx.evaluation.orchestrator.timed_slots import (
@@ -48,6 +50,7 @@ from kbx.evaluation.orchestrator.timed_slots import (
     Performance,
     Slot,
     SlotTiming,
+    baseline_description,
     plan_slots,
 )
 from kbx.evaluation.protocol import Timed, TrustedRequest
@@ -94,7 +97,8 @@ class PerformanceStage:
         self._job_dir = job_dir
         self._ready = ready
         self.settings = settings or TimingSettings()
-        self.result = Performance([SlotTiming(s) for s in plan_slots(task, secret_seed)], self.settings)
+        self.result = Performance([SlotTiming(s) for s in plan_slots(task, secret_seed)], self.settings,
+                                  baseline=baseline_description(task))
         self._steps = [(s, r) for s in self.result.slots for r in range(self.settings.rounds)]
         self._book = book
         self._known: dict[int, KnownBaseline] = {}
@@ -104,8 +108,9 @@ class PerformanceStage:
         self._next = 0
         self._worked: set[int] = set()
         """Slots whose FLOPs and bytes are known (from `prepare`, or asked for when the slot is first timed)."""
-        self._untimed: dict[int, str] = {}
-        """Slots whose compiled baseline `prepare` found failing or computing something else: why it is not timed."""
+        self._untimed: dict[int, dict[str, str]] = {}
+        """Slot -> baseline side -> why `prepare` found that baseline failing or computing something else, so that it
+        is not timed."""
         self._recall_known()
         self._holding = False
         self._closed = False
@@ -125,7 +130,7 @@ class PerformanceStage:
                 timing.flops, timing.bytes = known.flops, known.bytes
                 self._worked.add(timing.slot.index)
                 if known.untimed:
-                    self._untimed[timing.slot.index] = known.untimed
+                    self._untimed[timing.slot.index] = dict(known.untimed)
 
     def on_cases_done(self) -> str:
         """The reply to the last case's verdict: the first timing command, or "stop"."""
@@ -158,11 +163,9 @@ class PerformanceStage:
         for timing, answer in zip(unknown, answers):
             timing.flops, timing.bytes = int(answer["flops"]), int(answer["bytes"])
             self._worked.add(timing.slot.index)
-            if answer.get("compile_error") or answer.get("compile_differs"):
-                self._untimed[timing.slot.index] = (
-                    f"compile: not timed: {answer['compile_error']}" if answer.get("compile_error") else
-                    f"compile: not timed: its outputs differ from the eager reference's ({answer['compile_differs']})"
-                )
+            untimed = untimed_baselines(answer)
+            if untimed:
+                self._untimed[timing.slot.index] = untimed
 
     def close(self) -> None:
         """Release the GPU if the worker ended the stage early (crash, timeout); a wait for the GPU still under way
@@ -226,8 +229,8 @@ class PerformanceStage:
             del self._known[index]  # the GPU's state moved: from this round on, this slot is timed in full
             self._book.forget(self._key(timing))  # type: ignore[union-attr]  # known implies a book
         for baseline in BASELINES:
-            if baseline == "compile" and index in self._untimed:
-                timing.rounds[baseline].append({"error": self._untimed[index]})
+            if baseline in self._untimed.get(index, {}):
+                timing.rounds[baseline].append({"error": self._untimed[index][baseline]})
                 continue
             request = {**payload, "settings": self.settings.measure_kwargs(), "kind": baseline}
             timing.rounds[baseline].append(self._trusted("baseline", request))
@@ -391,3 +394,4 @@ def hidden_work(measurement: dict[str, Any]) -> str:
         f"the median call took {host:.3f} ms on the host (from the start event to the end of a device-wide "
         f"synchronize) but only {device:.3f} ms between its CUDA events: its work runs outside the timed stream"
     )
+

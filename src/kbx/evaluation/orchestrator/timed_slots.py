@@ -118,6 +118,8 @@ class Performance:
     """Where the stage's time went, in seconds: each kind of trusted-worker request (`baseline`, `prepare`, `peaks`,
     ...), `candidate` (from a command to the candidate worker to its report: input sets, the measurement, the
     re-check call and its output file) and `recheck` (the trusted worker judging that output)."""
+    baseline: dict[str, Any] = field(default_factory=dict)
+    """What was timed as the baselines (`baseline_description`), so that every speedup says what it is against."""
 
     @property
     def complete(self) -> bool:
@@ -147,6 +149,7 @@ class Performance:
             "settings": self.settings.to_json(),
             "environment": self.environment,
             "spent_s": {what: round(seconds, 3) for what, seconds in sorted(self.spent_s.items())},
+            "baseline": self.baseline,
             "workloads": [s.to_json() for s in self.slots],
         }
 
@@ -162,3 +165,13 @@ def plan_slots(task: Task, secret_seed: int) -> list[Slot]:
             )
             slots.append(Slot(len(slots), workload, dtype, seeds))
     return slots
+
+
+def baseline_description(task: Task) -> dict[str, Any]:
+    """What a stage on `task` times as its baselines: `eager` is "baseline" (the task's own, `kbx.tasks.baseline`)
+    or "reference", `compile` is torch.compile of the same function, `tf32` whether both ran with TF32 allowed, and
+    `uncompetitive` why the task names its baseline not competitive (empty when it is; reports then show geometric
+    means without the task too)."""
+    timed = "baseline" if task.baseline_source else "reference"
+    return {"eager": timed, "compile": f"torch.compile({timed})", "tf32": task.contract.tf32,
+            "uncompetitive": task.uncompetitive_baseline}

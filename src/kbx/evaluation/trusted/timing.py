@@ -1,5 +1,6 @@
 """The trusted worker's requests for the performance stage: the device's peaks and clocks, a slot's work, the
-baselines compiled and checked before the stage (`prepare`) and timed during it (`baseline`). A mixin of the
+baselines compiled and checked before the stage (`prepare`) and timed during it (`baseline`). The eager baseline
+is the task's `baseline` where it has one, else its reference (`kbx.tasks.baseline`). A mixin of the
 worker's state (`kbx.evaluation.trusted.worker._State`), which provides `_task_code`, `_eager_outputs`,
 `_free_cached` and the device."""
 
@@ -52,37 +53,46 @@ class TimingRequests:
 
     def prepare(self, task_dir: str, slots: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """What a performance stage can do before it has the GPU to itself, for each slot ({"case", "seeds"}): its
-        work (as `work`) and the first call of its compiled baseline (the compilation), whose outputs are judged
-        against the eager reference's by the task's contract. Asked for while the GPU is still shared, so the
-        exclusive stage spends its time measuring. A baseline that fails to compile (`compile_error`) or computes
-        something else (`compile_differs`: e.g. a precision flag the reference sets that the compiled code does
-        not honour) is not timed: a speedup over it would not compare like with like."""
+        work (as `work`) and the first call of each baseline that is not the reference itself (the compiled one,
+        which compiles it, and the task's own `baseline` where it has one), whose outputs are judged against the
+        reference's by the task's contract. Asked for while the GPU is still shared, so the exclusive stage spends
+        its time measuring. A baseline that fails (`<side>_error`: "compile_error", "eager_error") or computes
+        something else (`<side>_differs`: e.g. a precision flag the reference sets that the compiled code does not
+        honour) is not timed: a speedup over it would not compare like with like."""
+        code = self._task_code(Path(task_dir))
+        sides = ("eager", "compile") if code.baseline is not None else ("compile",)
+        results = []
+        for slot in slots:
+            inputs = self._one_set(code, slot["case"], slot["seeds"][0])
+            expected = self._eager_outputs(code, inputs, f"{slot['case']['workload']}/{slot['case']['dtype']}")
+            result: dict[str, Any] = self._work_of(code, inputs, expected)
+            for side in sides:
+                result.update(self._first_call(code, slot["case"], side, inputs, expected))
+            del inputs, expected
+            results.append(result)
+        self._free_cached()
+        return results
+
+    def _first_call(self, code: Any, case: dict[str, Any], side: str, inputs: dict[str, Any], expected: Any
+                    ) -> dict[str, str]:
+        """One baseline's first call on `inputs`, judged against the reference's outputs `expected`: {} when it
+        passes, else {"<side>_error": ...} or {"<side>_differs": ...}."""
         import torch
 
         from kbx.evaluation.outputs import output_items
         from kbx.evaluation.trusted.compare import TASK_CHECKED, judge
+        from kbx.tasks.baseline import baseline_precision
 
-        code = self._task_code(Path(task_dir))
-        results = []
-        for slot in slots:
-            inputs = self._one_set(code, slot["case"], slot["seeds"][0])
-            eager = self._eager_outputs(code, inputs, f"{slot['case']['workload']}/{slot['case']['dtype']}")
-            result: dict[str, Any] = self._work_of(code, inputs, eager)
-            try:
-                with torch.no_grad():
-                    compiled = output_items(self._compiled(code, slot["case"])(**inputs))
-                checked = inputs if code.task.contract.kind in TASK_CHECKED else None
-                verdicts = judge(compiled, output_items(eager), checked, code, code.task.contract,
-                                 slot["case"]["dtype"], workload_of(code.task, slot["case"]))
-                failed = next((c for c in verdicts if c.status.value != "PASSED"), None)
-                if failed is not None:
-                    result["compile_differs"] = f"{failed.status.value}: {failed.message}"[:400]
-            except Exception as exc:  # reported as a baseline error; the stage does not time it
-                result["compile_error"] = f"{type(exc).__name__}: {str(exc)[:300]}"
-            del inputs, eager
-            results.append(result)
-        self._free_cached()
-        return results
+        try:
+            with torch.no_grad(), baseline_precision(code.task.contract):
+                got = output_items(self._timed_function(code, case, side)(**inputs))
+            checked = inputs if code.task.contract.kind in TASK_CHECKED else None
+            verdicts = judge(got, output_items(expected), checked, code, code.task.contract, case["dtype"],
+                             workload_of(code.task, case))
+        except Exception as exc:  # reported as a baseline error; the stage does not time it
+            return {f"{side}_error": f"{type(exc).__name__}: {str(exc)[:300]}"}
+        failed = next((c for c in verdicts if c.status.value != "PASSED"), None)
+        return {} if failed is None else {f"{side}_differs": f"{failed.status.value}: {failed.message}"[:400]}
 
     def _work_of(self, code: Any, inputs: dict[str, Any], outputs: Any = None) -> dict[str, Any]:
         from kbx.tasks.work import work_of
@@ -99,29 +109,36 @@ class TimingRequests:
     def baseline(
         self, task_dir: str, case: dict[str, Any], seeds: list[int], settings: dict[str, Any], kind: str
     ) -> dict[str, Any]:
-        """One measurement of the eager or compiled reference on a slot's rotated input sets, or {"error": ...}."""
+        """One measurement of the eager or compiled baseline on a slot's rotated input sets, or {"error": ...}. Both
+        run with the precision the task's contract allows candidates (`kbx.tasks.baseline.baseline_precision`)."""
         import torch
 
+        from kbx.tasks.baseline import baseline_precision
         from kbx.timing.measure import time_call
 
         code = self._task_code(Path(task_dir))
         sets = self._timing_sets(code, case, seeds)
         try:
-            fn = code.reference if kind == "eager" else self._compiled(code, case)
-            with torch.no_grad():
+            fn = self._timed_function(code, case, kind)
+            with torch.no_grad(), baseline_precision(code.task.contract):
                 return time_call(
                     fn, sets, clock=self._clock, flusher=self._flusher, refresh=self._refresh, **settings
                 ).to_json()
         except Exception as exc:  # a baseline that cannot run is reported, not fatal: the candidate was fine
             return {"error": f"{kind}: {type(exc).__name__}: {str(exc)[:300]}"}
 
+    def _timed_function(self, code: Any, case: dict[str, Any], kind: str) -> Any:
+        """The function timed as the `eager` or `compile` baseline of one slot."""
+        return code.eager if kind == "eager" else self._compiled(code, case)
+
     def _compiled(self, code: Any, case: dict[str, Any]) -> Any:
-        """`torch.compile(reference)` for one slot, kept for the later candidates of the same task version."""
+        """`torch.compile` of the eager baseline (the task's `baseline`, else its reference) for one slot, kept for
+        the later candidates of the same task version."""
         import torch
 
         key = (code.task.version, str(case["workload"]), str(case["dtype"]))
         if key not in self._compiled_references:
-            self._compiled_references[key] = torch.compile(own_code(code.reference), dynamic=False)
+            self._compiled_references[key] = torch.compile(own_code(code.eager), dynamic=False)
         return self._compiled_references[key]
 
     def _timing_sets(self, code: Any, case: dict[str, Any], seeds: list[int]) -> list[dict[str, Any]]:

@@ -53,6 +53,10 @@ TASK = {
                   "lu_factor_ex", "solve", "solve_triangular", "triangular_solve", "inv", "tril", "triu",
                   "matmul", "mm", "bmm", "einsum", "tensordot", "@"],
     "contract": {"kind": "property"},
+    "uncompetitive_baseline": "torch.linalg.qr on thousands of small matrices (64 x 32, 32 x 16) goes to the "
+                              "general LAPACK-style routines, which are not built for such batches, and "
+                              "torch.compile calls the same routine: the solution measured 1007x eager and 1110x "
+                              "compile on an H200, a figure about the library, not the kernel",
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [2, 32, 16]}},
         {"name": "check_64x32", "role": "check", "params": {"shape": [1, 64, 32]}},
