@@ -18,7 +18,7 @@ from typing import Any, TextIO
 
 from kbx.candidates.ingest import ingest
 from kbx.candidates.source import Candidate
-from kbx.errors import KbxError, ReferenceFailed
+from kbx.errors import KbxError, NotJudged
 from kbx.evaluation.bench_inputs import TimingSettings
 from kbx.evaluation.orchestrator.pipeline import Evaluator
 from kbx.evaluation.orchestrator.sandbox import Limits
@@ -332,7 +332,7 @@ def _slot_evaluate(evaluators: Sequence[Evaluator], jobs: int, writer: Writer, r
         evaluator = slots.get()
         try:
             evaluation, row = writer.evaluate_row(evaluator, task, candidate)
-        except ReferenceFailed as exc:  # reported here; the generating method ends that chain
+        except NotJudged as exc:  # reported here; the generating method ends that chain
             writer.not_judged(task, candidate, exc)
             raise
         finally:
