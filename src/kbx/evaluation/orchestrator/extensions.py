@@ -116,7 +116,8 @@ class ExtensionCache:
         self.root = root
 
     def key(self, build: ExtensionBuild, tools: Toolchain) -> str:
-        return hashlib.sha256(f"{build.digest()}\n{tools.fingerprint}".encode()).hexdigest()[:32]
+        named = f"{build.digest()}\n{tools.cuda_home}\n{tools.arch_list}\n{tools.fingerprint}"
+        return hashlib.sha256(named.encode()).hexdigest()[:32]
 
     def get(self, key: str) -> Path | None:
         entry = self.root / key
