@@ -78,6 +78,8 @@ def _run_commands(commands: Any) -> None:
     prompt = commands.add_parser("prompt", help="print the prompt a generating method sends for one task")
     prompt.add_argument("task")
     prompt.add_argument("--gpu", help="target GPU named in the prompt, e.g. H100 (default: the CPU interpreter)")
+    prompt.add_argument("--backend", choices=("triton", "cuda"), default="triton",
+                        help="ask for Triton kernels, or CUDA kernels built with load_inline (default: triton)")
     _suite_option(prompt)
     prompt.set_defaults(handler=_prompt)
 
@@ -99,6 +101,8 @@ def _generation_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--max-tokens", type=int, default=8192, help="completion tokens per reply (default 8192)")
     group.add_argument("--request-timeout", type=float, default=600.0,
                        help="seconds per model request (default 600)")
+    group.add_argument("--backend", choices=("triton", "cuda"), default="triton",
+                       help="ask for Triton kernels, or CUDA kernels built with load_inline (default: triton)")
 
 
 def _generation(args: argparse.Namespace):  # noqa: ANN202 - GenerationSettings, imported lazily
@@ -109,7 +113,7 @@ def _generation(args: argparse.Namespace):  # noqa: ANN202 - GenerationSettings,
     return GenerationSettings(  # the method fills in its defaults and refuses what it does not take (kbx.methods)
         model=args.model, samples=args.samples, iterations=args.iterations, temperature=args.temperature,
         max_repairs=args.max_repairs, concurrency=args.concurrency, max_tokens=args.max_tokens,
-        request_timeout_s=args.request_timeout,
+        request_timeout_s=args.request_timeout, backend=args.backend,
     )
 
 
@@ -278,7 +282,7 @@ def _prompt(args: argparse.Namespace) -> int:
 
     suite = load_suite(args.suite)
     (task,) = select(suite, [args.task])
-    for message in task_prompt(task, {t.name: t for t in suite}, args.gpu):
+    for message in task_prompt(task, {t.name: t for t in suite}, args.gpu, args.backend):
         print(f"===== {message.role}\n{message.content}\n")
     return 0
 

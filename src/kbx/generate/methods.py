@@ -173,7 +173,7 @@ class Session:
 
     def chain(self, task: Task, sample: int) -> Outcome:
         """One sample of one task: a single step, or refine's loop."""
-        messages = task_prompt(task, self.suite, self.target)
+        messages = task_prompt(task, self.suite, self.target, self.settings.backend)
         best: Row | None = None
         parent: str | None = None
         failures = 0

@@ -4,11 +4,16 @@
 `task.md` fields: name, category, level, description, signature, parameters, reference, dtypes, contract,
 forbidden, workloads, target (the device paragraph of `kbx.generate.gpus`), example_task and example (a suite
 solution of another task, so the model sees the expected shape of an answer without seeing this task's).
+
+A backend (`BACKENDS`) chooses the templates and the example: `triton` (`system.md`, `task.md`, the suite's own
+solutions) or `cuda` (`system_cuda.md`, `task_cuda.md`, and an extension built with `load_inline` from
+`prompts/cuda/`, in the form the CUDA backend's static stage allows: `kbx.candidates.cuda`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
 from string import Template
@@ -22,6 +27,9 @@ from kbx.tasks.spec import Task
 
 EXAMPLE_TASKS = ("relu", "add")
 """The example shown is the first of these that is not the task itself."""
+
+CUDA_EXAMPLE_TASKS = ("relu", "sigmoid")
+"""The same for a CUDA candidate: the first of these with an example in `prompts/cuda/` that is not the task."""
 
 
 @cache
@@ -38,9 +46,55 @@ def example_task(task: Task, suite: Mapping[str, Task]) -> Task:
     raise KbxError(f"no example solution for {task.name}: the suite lacks {' and '.join(EXAMPLE_TASKS)}")
 
 
-def task_prompt(task: Task, suite: Mapping[str, Task], target: str | None) -> tuple[Message, ...]:
-    """The opening conversation (system + user) asking for `task`; `target` is a GPU name, None for the CPU."""
+def triton_example(task: Task, suite: Mapping[str, Task]) -> tuple[str, str]:
+    """(task name, source) of the suite solution shown as the example answer for `task`."""
     example = example_task(task, suite)
+    return example.name, example.solution_file.read_text()
+
+
+def cuda_example(task: Task, suite: Mapping[str, Task]) -> tuple[str, str]:
+    """(task name, source) of the CUDA extension shown as the example answer for `task`."""
+    name = next(n for n in CUDA_EXAMPLE_TASKS if n != task.name)
+    return name, files("kbx.generate").joinpath("prompts", "cuda", f"{name}.py").read_text()
+
+
+def cuda_target(target: str | None) -> str:
+    """The device paragraph for a CUDA candidate: the GPU, or what happens without one."""
+    if target is not None and target.lower() != "cpu":
+        return describe_target(target)
+    return ("An NVIDIA GPU (none named here; kbx builds for compute capability 9.0, Hopper, where no GPU says "
+            "otherwise). Without a GPU the extension is only compiled: a compiler error is reported, and the "
+            "candidate is judged on a GPU.")
+
+
+@dataclass(frozen=True)
+class PromptStyle:
+    """What a backend's prompts are made of."""
+
+    system: str
+    """The system template's name."""
+    task: str
+    """The task template's name."""
+    example: Callable[[Task, Mapping[str, Task]], tuple[str, str]]
+    target: Callable[[str | None], str]
+
+
+BACKENDS: dict[str, PromptStyle] = {
+    "triton": PromptStyle("system", "task", triton_example, describe_target),
+    "cuda": PromptStyle("system_cuda", "task_cuda", cuda_example, cuda_target),
+}
+"""The kinds of candidate a prompt can ask for (`kbx prompt --backend`, `kbx run --backend`)."""
+
+
+def task_prompt(
+    task: Task, suite: Mapping[str, Task], target: str | None, backend: str = "triton"
+) -> tuple[Message, ...]:
+    """The opening conversation (system + user) asking for `task`; `target` is a GPU name, None for the CPU;
+    `backend` one of `BACKENDS`."""
+    style = BACKENDS.get(backend)
+    if style is None:
+        raise KbxError(f"unknown backend {backend!r}: choose from {', '.join(BACKENDS)}")
+    example_name, example = style.example(task, suite)
     fields = {
         "name": task.name,
         "category": task.category,
@@ -53,10 +107,10 @@ def task_prompt(task: Task, suite: Mapping[str, Task], target: str | None) -> tu
         "contract": "\n".join(f"- {line}" for line in contract_lines(task)),
         "forbidden": ", ".join(f"`{op}`" for op in task.forbidden) or "none",
         "workloads": "\n".join(f"- {line}" for line in workload_lines(task)),
-        "target": describe_target(target),
-        "example_task": example.name,
-        "example": example.solution_file.read_text().strip(),
+        "target": style.target(target),
+        "example_task": example_name,
+        "example": example.strip(),
     }
     modules = ", ".join(f"`{m}`" for m in ALLOWED_MODULES if m != "__future__")
-    return (Message("system", template("system").substitute(modules=modules)),
-            Message("user", template("task").substitute(fields)))
+    return (Message("system", template(style.system).substitute(modules=modules)),
+            Message("user", template(style.task).substitute(fields)))
