@@ -294,9 +294,10 @@ def _report(result) -> int:  # noqa: ANN001 - RunResult, imported lazily
     cached = f", {result.served_from_cache} served from the store's cache" if result.served_from_cache else ""
     print(f"\nrun {result.run_id}: {len(result.rows)} evaluation(s) on {result.device} in {result.elapsed_s:.1f}s"
           f"{cached}; results: {result.out_dir / 'results.jsonl'}")
-    if result.unjudged:  # a defect of the suite, not of any candidate: the run finished, but not whole
-        print(f"kbx: error: {len(result.unjudged)} evaluation(s) could not be judged and were not stored (mend the "
-              f"task, then `kbx run --resume {result.run_id}`): {result.unjudged[0]}", file=sys.stderr)
+    if result.unjudged:  # a defect of the suite, or a CUDA candidate without a GPU: the run finished, but not whole
+        where = ("run them on a GPU" if all("need a GPU" in u for u in result.unjudged) else "mend the task")
+        print(f"kbx: error: {len(result.unjudged)} evaluation(s) could not be judged and were not stored ({where}, "
+              f"then `kbx run --resume {result.run_id}`): {result.unjudged[0]}", file=sys.stderr)
         return 1
     if not result.rows:  # a misconfigured sweep must not look like a successful one
         skipped = f" ({len(result.skipped)} input(s) skipped, as listed above)" if result.skipped else ""

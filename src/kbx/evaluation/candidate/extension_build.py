@@ -14,7 +14,8 @@ Where torch has no CUDA (the CPU wheel) the build stops before linking: there ar
 link against, so only the objects are built. Compile errors are found all the same; link errors only on a GPU host.
 
 Reports on the channel: `ImportFailed("COMPILE_ERROR", <first error lines>, <log tail>)` when an extension does not
-compile, `Finished` when all did.
+compile, `Finished` when all did, and `ConfinementFailed` when the build could not even be set up (no ninja, a
+torch that writes no ninja file): the harness's failure, not the candidate's.
 """
 
 from __future__ import annotations
@@ -56,6 +57,10 @@ def build_job(raw: dict[str, Any], job_dir: Path, channel: Any) -> int:
             error = f"extension `{build.name}` did not compile:\n{failed.summary}"
             channel.send(protocol.ImportFailed("COMPILE_ERROR", error, failed.log))
             return 0
+        except Exception as exc:  # setting the build up failed: no compiler of the candidate's ran yet
+            why = f"could not set up the build of `{build.name}`: {type(exc).__name__}: {str(exc)[:300]}"
+            channel.send(protocol.ConfinementFailed(why))
+            return 0
         names = kernel_names(products)
         (directory / KERNELS_FILE).write_text(json.dumps({"products": [p.name for p in products], "kernels": names}))
     channel.send(protocol.Finished())
@@ -91,6 +96,8 @@ def write_build(build: ExtensionBuild, directory: Path, cuda_home: str, arch_lis
     import torch.utils.cpp_extension as cpp
 
     directory.mkdir(parents=True, exist_ok=True)
+    if not hasattr(cpp, "_run_ninja_build"):
+        raise RuntimeError("this torch's cpp_extension has no `_run_ninja_build` to stop before building")
     if cpp.CUDA_HOME is None:  # torch without CUDA finds no toolkit of its own
         cpp.CUDA_HOME = cuda_home
     os.environ.setdefault("TORCH_CUDA_ARCH_LIST", arch_list)  # never ask a GPU: this process leaves CUDA alone
@@ -107,6 +114,8 @@ def write_build(build: ExtensionBuild, directory: Path, cuda_home: str, arch_lis
         pass
     finally:
         cpp._run_ninja_build = run_ninja
+    if not (directory / "build.ninja").is_file():
+        raise RuntimeError("torch wrote no build.ninja")
 
 
 def _stop(*args: Any, **kwargs: Any) -> None:

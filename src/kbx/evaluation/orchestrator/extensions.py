@@ -197,12 +197,15 @@ class ExtensionBuilder:
 
     def prepare(self, task: Task, builds: Sequence[ExtensionBuild]) -> Prepared:
         """The candidate's extensions from the cache, building what is missing. Raises NotJudged when this machine
-        has no CUDA compiler (not the candidate's fault)."""
+        lacks what builds them (not the candidate's fault)."""
         if not builds:
             return Prepared()
         tools = toolchain(self.environment)
         if tools is None:
             raise NotJudged("no CUDA toolkit (nvcc) was found to build the CUDA candidate: set CUDA_HOME")
+        missing_tools = [t for t in ("ninja", os.environ.get("CXX", "c++")) if shutil.which(t) is None]
+        if missing_tools:
+            raise NotJudged(f"{' and '.join(missing_tools)} not found: torch builds CUDA extensions with both")
         keys = [self.cache.key(b, tools) for b in builds]
         start = time.monotonic()
         with self._holding(keys):

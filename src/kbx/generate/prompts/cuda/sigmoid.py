@@ -10,7 +10,8 @@ from torch.utils.cpp_extension import load_inline
 
 CUDA_SOURCE = r"""
 #include <torch/extension.h>
-#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDAException.h>
+#include <c10/cuda/CUDAStream.h>
 
 template <typename scalar_t>
 __global__ void sigmoid_kernel(const scalar_t* __restrict__ x, scalar_t* __restrict__ y, int64_t n) {
@@ -31,7 +32,7 @@ torch::Tensor sigmoid_forward(torch::Tensor input) {
     }
     const int threads = 256;
     const int64_t blocks = std::min<int64_t>((n + threads - 1) / threads, 1 << 20);
-    auto stream = at::cuda::getCurrentCUDAStream();
+    auto stream = c10::cuda::getCurrentCUDAStream();
     AT_DISPATCH_FLOATING_TYPES_AND2(at::ScalarType::Half, at::ScalarType::BFloat16, x.scalar_type(),
         "sigmoid_forward", [&] {
             sigmoid_kernel<scalar_t><<<blocks, threads, 0, stream>>>(
