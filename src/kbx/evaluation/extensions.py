@@ -47,6 +47,10 @@ _DEFAULTS: Mapping[str, Any] = {
     "with_sycl": None, "is_python_module": True, "use_pch": False,
 }
 
+NEEDS_CUDA_TORCH = "needs_cuda_torch"
+"""What the build job reports (as the failure's status) when an extension includes torch's CUDA headers and torch has
+no CUDA: those headers need files only torch's CUDA builds ship, so the build says nothing of the candidate."""
+
 DEFAULT_ARCH = "9.0"
 """The architecture an extension is built for where no GPU says which (a CPU host): Hopper, the project's GPUs (H100,
 H200). On a GPU the trusted worker's device names it (`compute_capability`)."""

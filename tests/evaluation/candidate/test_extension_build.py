@@ -101,3 +101,15 @@ void launch(float* x, float* y, double* d) {
     assert {"relu_kernel(float const*, float*, long)", "void scale<float>(float*, float)",
             "void scale<double>(double*, double)", "ns::inner(int*)", "_Z11relu_kernelPKfPfl"} <= names
     assert not any("helper" in n or "host_only" in n or "launch" in n for n in names)
+
+
+def test_a_header_missing_under_torchs_own_headers_is_the_machines_failure():
+    """torch's CPU wheel lacks the header its CUDA builds generate; a candidate's own missing include is its own."""
+    from kbx.evaluation.candidate.extension_build import _missing_under
+
+    include = "/venv/lib/python3.11/site-packages/torch/include"
+    torchs = (f"In file included from {include}/c10/cuda/CUDAException.h:4,\n                 from cuda_sources:3:\n"
+              f"{include}/c10/cuda/CUDAMacros.h:9:10: fatal error: c10/cuda/impl/cuda_cmake_macros.h: No such file "
+              "or directory\n")
+    candidates = "cuda_sources:3:10: fatal error: my_header.h: No such file or directory\n"
+    assert _missing_under(torchs, include) and not _missing_under(candidates, include)

@@ -173,3 +173,10 @@ def test_a_candidate_the_static_stage_rejects_builds_nothing(evaluator, suite):
     evaluation = evaluator.evaluate(suite["relu"], _candidate("relu_at_relu"))
     assert (evaluation.status, evaluation.stage) == (Status.REJECTED_STATIC, "static")
     assert not evaluator.extensions.cache.root.exists()
+
+
+def test_a_build_the_machine_could_not_make_has_no_status():
+    from kbx.evaluation.extensions import NEEDS_CUDA_TORCH
+
+    failed = ImportFailed(NEEDS_CUDA_TORCH, "c10/cuda/impl/cuda_cmake_macros.h missing", "log")
+    assert _failure(False, 0, [failed], "", 60) == (None, "c10/cuda/impl/cuda_cmake_macros.h missing", "log")

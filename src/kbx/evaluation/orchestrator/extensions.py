@@ -35,7 +35,7 @@ from typing import Any
 from kbx.errors import KbxError, NeedsGpu, NotJudged
 from kbx.evaluation.candidate.audit import JOB_PREFIX
 from kbx.evaluation.confinement.enter import ConfinementSpec
-from kbx.evaluation.extensions import DEFAULT_ARCH, BuiltExtension, ExtensionBuild
+from kbx.evaluation.extensions import DEFAULT_ARCH, NEEDS_CUDA_TORCH, BuiltExtension, ExtensionBuild
 from kbx.evaluation.orchestrator.sandbox import Limits, run_worker, scratch_root
 from kbx.evaluation.orchestrator.zygote import Zygote
 from kbx.evaluation.protocol import ConfinementFailed, Event, Finished, ImportFailed
@@ -235,6 +235,9 @@ class ExtensionBuilder:
             run = run_worker(task.path, "", self.device, replace(self.limits, timeout_s=limit), job_dir, on_event,
                              self.gpu, self.confinement, self.zygote, extra={"build": spec})
             failure = _failure(run.timed_out, run.returncode, events, run.output, limit)
+            if failure is not None and failure[0] is None:  # torch here lacks its CUDA headers: no verdict
+                raise NeedsGpu(f"{failure[1]}\n(torch here has no CUDA: the extension includes torch's CUDA "
+                               "headers, which need files only torch's CUDA builds ship)")
             if failure is None:
                 for build, key in missing:
                     self.cache.put(key, job_dir / "build" / build.digest(), build)
@@ -264,11 +267,14 @@ class _Held:
 
 
 def _failure(timed_out: bool, returncode: int | None, events: list[Event], output: str, limit: float
-             ) -> tuple[Status, str, str] | None:
-    """The status of a build job that did not build everything, or None when it did."""
+             ) -> tuple[Status | None, str, str] | None:
+    """The status of a build job that did not build everything (None as status: the machine could not build it,
+    `NEEDS_CUDA_TORCH`), or None when it built everything."""
     if timed_out:
         return Status.TIMEOUT, f"the extensions did not compile within the compile limit of {limit:g} s", ""
     failed = next((e for e in events if isinstance(e, ImportFailed)), None)
+    if failed is not None and failed.status == NEEDS_CUDA_TORCH:
+        return None, failed.error, failed.traceback
     if failed is not None:
         try:
             status = Status(failed.status)

@@ -3,15 +3,14 @@ for kbx's `relu` task, and the example answer shown to models asked for a CUDA c
 ships as `kbx/generate/prompts/cuda/relu.py`). Not part of the suite; not yet run on a GPU (docs/evaluation.md).
 
 One grid-stride pass over the flattened input (made contiguous first), in the input's own dtype: a compare and a
-select, so -0.0 and NaN pass through as `torch.relu` lets them. The kernel is launched on torch's current stream.
+select, so -0.0 and NaN pass through as `torch.relu` lets them. The kernel is launched on the default stream, which
+is torch's current stream unless the caller chose another.
 """
 
 from torch.utils.cpp_extension import load_inline
 
 CUDA_SOURCE = r"""
 #include <torch/extension.h>
-#include <c10/cuda/CUDAException.h>
-#include <c10/cuda/CUDAStream.h>
 
 template <typename scalar_t>
 __global__ void relu_kernel(const scalar_t* __restrict__ x, scalar_t* __restrict__ y, int64_t n) {
@@ -32,12 +31,12 @@ torch::Tensor relu_forward(torch::Tensor input) {
     }
     const int threads = 256;
     const int64_t blocks = std::min<int64_t>((n + threads - 1) / threads, 1 << 20);
-    auto stream = c10::cuda::getCurrentCUDAStream();
     AT_DISPATCH_FLOATING_TYPES_AND2(at::ScalarType::Half, at::ScalarType::BFloat16, x.scalar_type(), "relu_forward",
         [&] {
-            relu_kernel<scalar_t><<<blocks, threads, 0, stream>>>(x.data_ptr<scalar_t>(), y.data_ptr<scalar_t>(), n);
+            relu_kernel<scalar_t><<<blocks, threads>>>(x.data_ptr<scalar_t>(), y.data_ptr<scalar_t>(), n);
         });
-    C10_CUDA_KERNEL_LAUNCH_CHECK();
+    const cudaError_t launched = cudaGetLastError();
+    TORCH_CHECK(launched == cudaSuccess, "kernel launch failed: ", cudaGetErrorString(launched));
     return y;
 }
 """

@@ -3,15 +3,14 @@ for a CUDA candidate of `relu` (`kbx prompt relu --backend cuda`). Not yet run o
 
 One grid-stride pass over the flattened input (made contiguous first). Each element is computed in fp32 and
 rounded once to the input's dtype, as PyTorch does; for x below about -88.7, exp(-x) overflows to +inf and the
-quotient is 0, as it should be. The kernel is launched on torch's current stream.
+quotient is 0, as it should be. The kernel is launched on the default stream, which is torch's current stream
+unless the caller chose another.
 """
 
 from torch.utils.cpp_extension import load_inline
 
 CUDA_SOURCE = r"""
 #include <torch/extension.h>
-#include <c10/cuda/CUDAException.h>
-#include <c10/cuda/CUDAStream.h>
 
 template <typename scalar_t>
 __global__ void sigmoid_kernel(const scalar_t* __restrict__ x, scalar_t* __restrict__ y, int64_t n) {
@@ -32,13 +31,13 @@ torch::Tensor sigmoid_forward(torch::Tensor input) {
     }
     const int threads = 256;
     const int64_t blocks = std::min<int64_t>((n + threads - 1) / threads, 1 << 20);
-    auto stream = c10::cuda::getCurrentCUDAStream();
     AT_DISPATCH_FLOATING_TYPES_AND2(at::ScalarType::Half, at::ScalarType::BFloat16, x.scalar_type(),
         "sigmoid_forward", [&] {
-            sigmoid_kernel<scalar_t><<<blocks, threads, 0, stream>>>(
+            sigmoid_kernel<scalar_t><<<blocks, threads>>>(
                 x.data_ptr<scalar_t>(), y.data_ptr<scalar_t>(), n);
         });
-    C10_CUDA_KERNEL_LAUNCH_CHECK();
+    const cudaError_t launched = cudaGetLastError();
+    TORCH_CHECK(launched == cudaSuccess, "kernel launch failed: ", cudaGetErrorString(launched));
     return y;
 }
 """
