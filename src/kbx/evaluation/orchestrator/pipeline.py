@@ -27,7 +27,7 @@ from kbx.evaluation.confinement.enter import default_hidden, for_this_process, u
 from kbx.evaluation.confinement.libc import set_undumpable
 from kbx.evaluation.orchestrator.baselines import BaselineBook
 from kbx.evaluation.orchestrator.conversation import Conversation, refill_case
-from kbx.evaluation.orchestrator.extensions import ExtensionBuilder
+from kbx.evaluation.orchestrator.extensions import ExtensionBuilder, Prepared
 from kbx.evaluation.orchestrator.gpu_gate import GpuGate, gpu_gate
 from kbx.evaluation.orchestrator.handover import Inbox
 from kbx.evaluation.orchestrator.performance import PerformanceStage
@@ -130,11 +130,7 @@ class Evaluator:
         assert candidate.code is not None
         prepared = self.extensions.prepare(task, verdict.extensions)  # a CUDA candidate's builds (none for Triton)
         if prepared.failure is not None:
-            status, message, error = prepared.failure
-            return replace(
-                base, stage="build", status=status, message=message, error=error, worker_output=prepared.output,
-                elapsed_s=time.monotonic() - start, phases={"static": static_s, "build": prepared.build_s},
-            )
+            return _build_failed(base, prepared, time.monotonic() - start, static_s)
         prepared.require(self.device)
         cases, extra = self._plan(task, part)
         inbox = Inbox()
@@ -271,6 +267,15 @@ def combine(correctness: Evaluation, timing: Evaluation) -> Evaluation:
     output = "\n".join(o for o in (correctness.worker_output, timing.worker_output) if o)
     return replace(timing, cases=correctness.cases + timing.cases, elapsed_s=correctness.elapsed_s + timing.elapsed_s,
                    phases=phases, worker_output=output)
+
+
+def _build_failed(base: Evaluation, prepared: Prepared, elapsed_s: float, static_s: float) -> Evaluation:
+    """The evaluation of a CUDA candidate whose extensions did not build (COMPILE_ERROR, TIMEOUT, CRASHED)."""
+    assert prepared.failure is not None
+    status, message, error = prepared.failure
+    return replace(base, stage="build", status=status or Status.COMPILE_ERROR, message=message, error=error,
+                   worker_output=prepared.output, elapsed_s=elapsed_s,
+                   phases={"static": static_s, "build": prepared.build_s})
 
 
 def _call_failure(run: WorkerRun, cases: list[Case], limits: Limits) -> tuple[Status, str, str] | None:
