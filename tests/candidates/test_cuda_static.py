@@ -242,3 +242,9 @@ def test_a_cuda_candidate_needs_a_kernel_and_must_use_its_extension():
     assert "__global__" in no_kernel.message
     unused = judge(candidate(body="return input"))
     assert unused.check == "cuda_kernel" and "never used" in unused.message
+
+
+def test_without_a_build_the_module_stays_forbidden():
+    code = candidate(loader="dict")  # `ext = dict(name=..., ...)`: the module is imported, nothing is built
+    verdict = judge(code)
+    assert verdict.check == "anticheat.forbidden_call" and "cpp_extension" in verdict.message, verdict

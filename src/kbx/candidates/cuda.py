@@ -76,6 +76,10 @@ def read_native(tree: ast.Module, forbidden: Iterable[str] = ()) -> NativeCode:
     if not imports and not references:
         return NativeCode((), frozenset(), tree)
     found = _build_statements(tree, names)
+    if not found:  # no build: judged as any other candidate, to which the module is forbidden (`load` says why)
+        loads = [n for n, d in references if d == f"{MODULE}.load"]
+        violation = Violation("native_form", loads[0].lineno, f"uses {MODULE}.load: {_LOAD}") if loads else None
+        return NativeCode((), frozenset(), tree, violation)
     violation = next(_form_problems(tree, imports, references, found), None)
     builds: list[ExtensionBuild] = []
     if violation is None:

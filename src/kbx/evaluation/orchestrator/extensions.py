@@ -92,7 +92,7 @@ def toolchain(environment: Mapping[str, Any]) -> Toolchain | None:
     arch = str(environment.get("compute_capability") or DEFAULT_ARCH)
     described = {
         "nvcc": _version(os.path.join(home, "bin", "nvcc"), "--version"),
-        "cxx": _version(os.environ.get("CXX", "c++"), "--version"),
+        "cxx": _version("c++", "--version"),  # torch's compiler in the build job, whose environment has no CXX
         "torch": environment.get("torch"), "cuda": environment.get("cuda"), "python": environment.get("python"),
         "arch": arch,
     }
@@ -203,7 +203,7 @@ class ExtensionBuilder:
         tools = toolchain(self.environment)
         if tools is None:
             raise NotJudged("no CUDA toolkit (nvcc) was found to build the CUDA candidate: set CUDA_HOME")
-        missing_tools = [t for t in ("ninja", os.environ.get("CXX", "c++")) if shutil.which(t) is None]
+        missing_tools = [t for t in ("ninja", "c++") if shutil.which(t) is None]
         if missing_tools:
             raise NotJudged(f"{' and '.join(missing_tools)} not found: torch builds CUDA extensions with both")
         keys = [self.cache.key(b, tools) for b in builds]
