@@ -111,6 +111,9 @@ class BuiltExtension:
     kernels: tuple[str, ...] = ()
     """Its `__global__` functions, mangled and as CUDA's profiler names them (`relu_kernel(float const*, ...)`):
     the launch trace counts launches of these as the candidate's own."""
+    sha256: str = ""
+    """The module file's hash, taken by the orchestrator from its cache: the file lies in the candidate's own
+    (writable) job directory, so the worker checks it before importing it."""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -118,7 +121,7 @@ class BuiltExtension:
     @staticmethod
     def from_json(raw: Mapping[str, Any]) -> BuiltExtension:
         return BuiltExtension(str(raw["digest"]), str(raw["name"]), str(raw["path"]),
-                              tuple(str(k) for k in raw.get("kernels", ())))
+                              tuple(str(k) for k in raw.get("kernels", ())), str(raw.get("sha256", "")))
 
 
 def from_arguments(values: Mapping[str, Any]) -> ExtensionBuild:

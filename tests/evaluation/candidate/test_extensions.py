@@ -5,6 +5,7 @@ CUDA one cannot be loaded without a GPU build of torch)."""
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 import subprocess
 import sysconfig
@@ -13,7 +14,14 @@ from types import SimpleNamespace
 
 import pytest
 
-from kbx.evaluation.candidate.extensions import RUNTIME_LAUNCHERS, ExtensionNotBuilt, Served, install, watch
+from kbx.evaluation.candidate.extensions import (
+    RUNTIME_LAUNCHERS,
+    ExtensionChanged,
+    ExtensionNotBuilt,
+    Served,
+    install,
+    watch,
+)
 from kbx.evaluation.candidate.launch_trace import OWN_LAUNCHERS
 from kbx.evaluation.extensions import BuiltExtension, from_arguments
 
@@ -37,7 +45,9 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> BuiltExtension:
     (folder / "fake.c").write_text(MODULE)
     subprocess.run([compiler, "-shared", "-fPIC", f"-I{sysconfig.get_paths()['include']}", str(folder / "fake.c"),
                     "-o", str(folder / "fake_ext.so")], check=True, capture_output=True)
-    return BuiltExtension(from_arguments(ARGS).digest(), "fake_ext", str(folder / "fake_ext.so"), ("k()", "_Z1kv"))
+    digest = hashlib.sha256((folder / "fake_ext.so").read_bytes()).hexdigest()
+    return BuiltExtension(from_arguments(ARGS).digest(), "fake_ext", str(folder / "fake_ext.so"), ("k()", "_Z1kv"),
+                          digest)
 
 
 def test_the_call_the_static_stage_read_gets_the_built_module(built):
@@ -88,5 +98,14 @@ def test_build_dirs_have_nothing_to_do_with_where_the_module_is(built, tmp_path:
     moved = tmp_path / "elsewhere" / "fake_ext.so"
     moved.parent.mkdir()
     shutil.copy2(built.path, moved)
-    relocated = BuiltExtension(built.digest, built.name, str(moved), built.kernels)
+    relocated = BuiltExtension(built.digest, built.name, str(moved), built.kernels, built.sha256)
     assert Served([relocated]).serve(**ARGS).twice(2) == 4
+
+
+def test_a_module_file_the_candidate_replaced_is_not_imported(built, tmp_path: Path):
+    """The module lies in the candidate's own job directory, which it may write: a binary of its own put there
+    would run native code no static rule has read."""
+    swapped = tmp_path / "fake_ext.so"
+    swapped.write_bytes(Path(built.path).read_bytes() + b"\0")
+    with pytest.raises(ExtensionChanged, match="runtime.extension_changed"):
+        Served([BuiltExtension(built.digest, built.name, str(swapped), (), built.sha256)]).serve(**ARGS)

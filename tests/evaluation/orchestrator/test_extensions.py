@@ -4,6 +4,7 @@ GPU is needed, since the build job stops before linking where torch has no CUDA.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from pathlib import Path
@@ -58,6 +59,7 @@ def test_a_build_is_copied_into_the_cache_and_out_to_a_job(tmp_path: Path):
     (spec,) = prepared.install(tmp_path / "candidate-job")
     assert list(spec["kernels"]) == ["k()"] and Path(spec["path"]).read_bytes() == b"\x7fELF"
     assert Path(spec["path"]).parent.name == BUILD.digest()
+    assert spec["sha256"] == hashlib.sha256(b"\x7fELF").hexdigest()
 
 
 def test_the_cache_keeps_the_first_entry_of_a_key(tmp_path: Path):

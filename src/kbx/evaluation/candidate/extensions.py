@@ -23,6 +23,7 @@ least one launch of them (`kbx.evaluation.orchestrator.launches`).
 
 from __future__ import annotations
 
+import hashlib
 import importlib.machinery
 import importlib.util
 from collections.abc import Iterable, Mapping
@@ -41,6 +42,11 @@ RUNTIME_LAUNCHERS = frozenset({
 
 class ExtensionNotBuilt(RuntimeError):
     """A `load_inline` call whose build the orchestrator did not make for this candidate."""
+
+
+class ExtensionChanged(RuntimeError):
+    """A built module whose file no longer holds what the orchestrator copied there (the candidate can write its
+    own job directory: it could have put a binary of its own in place of the build's)."""
 
 
 class Served:
@@ -113,7 +119,15 @@ def watch(served: Served | None, tracer: Any, guards: Any) -> None:
 
 
 def _import(built: BuiltExtension) -> ModuleType:
-    """Import a built module as `load_inline` does (its init function is named after the extension)."""
+    """Import a built module as `load_inline` does (its init function is named after the extension), once its
+    file is checked against the orchestrator's hash. Nothing of the candidate's runs between the check and the
+    import (no Python thread of its may run; native code of its own could, but only once one of its extensions is
+    loaded, and native code needs no swapped file to do anything)."""
+    with open(built.path, "rb") as file:
+        found = hashlib.sha256(file.read()).hexdigest()
+    if found != built.sha256:
+        raise ExtensionChanged(f"runtime.extension_changed: the module of extension `{built.name}` is not the one "
+                               "kbx built: its file was changed")
     loader = importlib.machinery.ExtensionFileLoader(built.name, built.path)
     spec = importlib.util.spec_from_file_location(built.name, built.path, loader=loader)
     assert spec is not None

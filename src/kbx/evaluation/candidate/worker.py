@@ -326,7 +326,7 @@ def _classify(exc: BaseException, importing: bool) -> str:
     name = type(exc).__name__
     module = type(exc).__module__ or ""
     message = str(exc)
-    if name == "TraceLost":  # the candidate stopped the launch trace (`kbx.evaluation.candidate.launch_trace`)
+    if name in ("TraceLost", "ExtensionChanged"):  # it stopped the launch trace, or swapped its extension's module
         return "REJECTED_RUNTIME"
     if isinstance(exc, MemoryError) or name == "OutOfMemoryError":
         return "OUT_OF_MEMORY"

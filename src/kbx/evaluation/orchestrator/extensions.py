@@ -178,8 +178,9 @@ class Prepared:
             target.mkdir(parents=True, exist_ok=True)
             shutil.copy2(entry / f"{build.name}.so", target / f"{build.name}.so")
             kernels = json.loads((entry / MANIFEST).read_text()).get("kernels", [])
+            digest = hashlib.sha256((entry / f"{build.name}.so").read_bytes()).hexdigest()
             installed.append(BuiltExtension(build.digest(), build.name, str(target / f"{build.name}.so"),
-                                            tuple(kernels)).to_json())
+                                            tuple(kernels), digest).to_json())
         return installed
 
 
