@@ -141,6 +141,9 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
                              "correctness only; auto (default): cuda where torch sees a GPU")
     parser.add_argument("--timeout", type=float,
                         help="wall-clock seconds per candidate (default: 300 on a GPU, 600 on the CPU)")
+    parser.add_argument("--compile-timeout", type=float,
+                        help="wall-clock seconds to build a CUDA candidate's extensions, apart from --timeout "
+                             "(default: 600)")
     parser.add_argument("--unconfined", action="store_true",
                         help="run candidates without OS confinement (namespaces, UID, seccomp); every row says so")
     parser.add_argument("--jobs", type=int,
@@ -219,6 +222,7 @@ def _options(args: argparse.Namespace):  # noqa: ANN202 - RunOptions, imported l
         category=args.category,
         shard=args.shard,
         timeout_s=args.timeout,
+        compile_timeout_s=args.compile_timeout,
         confined=not args.unconfined,
         jobs=args.jobs,
         gpus=args.gpus,

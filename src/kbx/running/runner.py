@@ -44,6 +44,9 @@ class RunOptions:
     """(k, n): of the selected tasks in suite order, only every n-th from the k-th (0-based), so a large run can be
     split into runs that each fit a time slot (`kbx report A+B+...` joins them again)."""
     timeout_s: float | None = None
+    compile_timeout_s: float | None = None
+    """The limit on building a CUDA candidate's extensions (`Limits.compile_timeout_s`); None: the default. The
+    Ray executor's actors use the default."""
     confined: bool = True
     """Confine every candidate worker (`kbx.evaluation.confinement`); False only with `--unconfined`."""
     jobs: int | None = None
@@ -75,6 +78,7 @@ class RunOptions:
                           "suite": None if self.suite is None else str(self.suite),
                           "shard": None if self.shard is None else list(self.shard)},
             "timeout_s": self.timeout_s,
+            "compile_timeout_s": self.compile_timeout_s,
             "confined": self.confined,
             "timing": None if self.timing is None else self.timing.to_json(),
             **({"generation": self.generation.to_json()} if self.generation else {}),
@@ -141,7 +145,8 @@ def resume_run(run_id: str, options: RunOptions, progress: TextIO | None = sys.s
         options, resume=info.run_id, device=info.device, tasks=tuple(selection.get("tasks") or ()),
         category=selection.get("category"), suite=Path(selection["suite"]) if selection.get("suite") else None,
         shard=tuple(selection["shard"]) if selection.get("shard") else None,
-        timeout_s=info.config.get("timeout_s"), confined=info.config.get("confined", True), model=info.model,
+        timeout_s=info.config.get("timeout_s"), compile_timeout_s=info.config.get("compile_timeout_s"),
+        confined=info.config.get("confined", True), model=info.model,
         timing=_stored_timing(info.config),
         generation=GenerationSettings.from_json(info.config["generation"]) if info.config.get("generation") else None,
     )
@@ -189,7 +194,7 @@ def _run(
     for line in skipped:
         say(progress, f"skipped: {line}")
     start = time.monotonic()
-    limits = Limits(timeout_s=options.timeout_s, confined=options.confined)
+    limits = Limits(timeout_s=options.timeout_s, confined=options.confined, compile_timeout_s=options.compile_timeout_s)
     with Store(options.store) as store:
         resumed = store.run(options.resume) if options.resume else None
         secret_seed = store.secret_seed(resumed.run_id) if resumed else options.secret_seed
