@@ -44,8 +44,8 @@ from kbx.tasks.spec import Task
 
 DEFAULT_COMPILE_TIMEOUT_S = 600.0
 """Wall-clock limit for building one candidate's extensions: about twice the slowest build seen (an extension
-including `torch/extension.h` in both sources, 5 min 47 s on two shared CPU cores; a GPU host's cores take well
-under a minute)."""
+including `torch/extension.h` in both sources, 5 min 47 s on two shared CPU cores; a GPU host's cores should take
+well under a minute, not yet measured)."""
 
 CACHE_ENV = "KBX_EXTENSION_CACHE"
 MANIFEST = "kernels.json"
