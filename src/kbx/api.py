@@ -48,6 +48,10 @@ def evaluate(
 
     Returns:
         The Evaluation; candidate failures are statuses in it, never exceptions.
+
+    Raises:
+        NotJudged: this machine cannot judge it, e.g. a CUDA candidate (one that builds with `load_inline`) that
+            compiled where there is no GPU (`NeedsGpu`); a compile error is still an Evaluation (COMPILE_ERROR).
     """
     if isinstance(task, str):
         task = select(load_suite(suite), [task])[0]

@@ -78,6 +78,8 @@ def _run_commands(commands: Any) -> None:
     prompt = commands.add_parser("prompt", help="print the prompt a generating method sends for one task")
     prompt.add_argument("task")
     prompt.add_argument("--gpu", help="target GPU named in the prompt, e.g. H100 (default: the CPU interpreter)")
+    prompt.add_argument("--backend", choices=("triton", "cuda"), default="triton",
+                        help="ask for Triton kernels, or CUDA kernels built with load_inline (default: triton)")
     _suite_option(prompt, level=True)
     prompt.set_defaults(handler=_prompt)
 
@@ -103,6 +105,8 @@ def _generation_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--max-tokens", type=int, default=8192, help="completion tokens per reply (default 8192)")
     group.add_argument("--request-timeout", type=float, default=600.0,
                        help="seconds per model request (default 600)")
+    group.add_argument("--backend", choices=("triton", "cuda"), default="triton",
+                       help="ask for Triton kernels, or CUDA kernels built with load_inline (default: triton)")
 
 
 def _generation(args: argparse.Namespace):  # noqa: ANN202 - GenerationSettings, imported lazily
@@ -113,7 +117,7 @@ def _generation(args: argparse.Namespace):  # noqa: ANN202 - GenerationSettings,
     return GenerationSettings(  # the method fills in its defaults and refuses what it does not take (kbx.methods)
         model=args.model, samples=args.samples, iterations=args.iterations, temperature=args.temperature,
         max_repairs=args.max_repairs, concurrency=args.concurrency, max_tokens=args.max_tokens,
-        request_timeout_s=args.request_timeout,
+        request_timeout_s=args.request_timeout, backend=args.backend,
     )
 
 
@@ -141,6 +145,9 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
                              "correctness only; auto (default): cuda where torch sees a GPU")
     parser.add_argument("--timeout", type=float,
                         help="wall-clock seconds per candidate (default: 300 on a GPU, 600 on the CPU)")
+    parser.add_argument("--compile-timeout", type=float,
+                        help="wall-clock seconds to build a CUDA candidate's extensions, apart from --timeout "
+                             "(default: 600)")
     parser.add_argument("--unconfined", action="store_true",
                         help="run candidates without OS confinement (namespaces, UID, seccomp); every row says so")
     parser.add_argument("--jobs", type=int,
@@ -224,6 +231,7 @@ def _options(args: argparse.Namespace):  # noqa: ANN202 - RunOptions, imported l
         level=args.level,
         shard=args.shard,
         timeout_s=args.timeout,
+        compile_timeout_s=args.compile_timeout,
         confined=not args.unconfined,
         jobs=args.jobs,
         gpus=args.gpus,
@@ -287,7 +295,7 @@ def _prompt(args: argparse.Namespace) -> int:
 
     suite = load_suite(args.suite, args.level)
     (task,) = select(suite, [args.task])
-    for message in task_prompt(task, {t.name: t for t in suite}, args.gpu):
+    for message in task_prompt(task, {t.name: t for t in suite}, args.gpu, args.backend):
         print(f"===== {message.role}\n{message.content}\n")
     return 0
 
@@ -299,9 +307,10 @@ def _report(result) -> int:  # noqa: ANN001 - RunResult, imported lazily
     cached = f", {result.served_from_cache} served from the store's cache" if result.served_from_cache else ""
     print(f"\nrun {result.run_id}: {len(result.rows)} evaluation(s) on {result.device} in {result.elapsed_s:.1f}s"
           f"{cached}; results: {result.out_dir / 'results.jsonl'}")
-    if result.unjudged:  # a defect of the suite, not of any candidate: the run finished, but not whole
-        print(f"kbx: error: {len(result.unjudged)} evaluation(s) could not be judged and were not stored (mend the "
-              f"task, then `kbx run --resume {result.run_id}`): {result.unjudged[0]}", file=sys.stderr)
+    if result.unjudged:  # a defect of the suite, or a CUDA candidate without a GPU: the run finished, but not whole
+        where = ("run them on a GPU" if all("need a GPU" in u for u in result.unjudged) else "mend the task")
+        print(f"kbx: error: {len(result.unjudged)} evaluation(s) could not be judged and were not stored ({where}, "
+              f"then `kbx run --resume {result.run_id}`): {result.unjudged[0]}", file=sys.stderr)
         return 1
     if not result.rows:  # a misconfigured sweep must not look like a successful one
         skipped = f" ({len(result.skipped)} input(s) skipped, as listed above)" if result.skipped else ""

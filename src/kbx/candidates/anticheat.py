@@ -42,19 +42,23 @@ from kbx.candidates.violation import FUNCTION_NODES, Source, Violation
 from kbx.tasks.spec import normalise_op
 
 
-def find_violation(tree: ast.Module, forbidden: Iterable[str] = ()) -> Violation | None:
+def find_violation(
+    tree: ast.Module, forbidden: Iterable[str] = (), extensions: Iterable[str] = ()
+) -> Violation | None:
     """The first rule the candidate's source breaks, or None.
 
     Args:
         tree: the parsed candidate.
         forbidden: the task's forbidden operation names (`Task.forbidden`); empty applies the blanket rules only.
+        extensions: module-level names bound to the candidate's own compiled extensions (`kbx.candidates.cuda`).
     """
-    return next(violations(tree, forbidden), None)
+    return next(violations(tree, forbidden, extensions), None)
 
 
-def violations(tree: ast.Module, forbidden: Iterable[str] = ()) -> Iterator[Violation]:
+def violations(tree: ast.Module, forbidden: Iterable[str] = (), extensions: Iterable[str] = ()
+               ) -> Iterator[Violation]:
     """Every broken rule, rule by rule in the order of `find_violation`."""
-    source = Source(tree, Names(tree), frozenset(normalise_op(f) for f in forbidden))
+    source = Source(tree, Names(tree), frozenset(normalise_op(f) for f in forbidden), frozenset(extensions))
     for rule in _RULES:
         yield from rule(source)
 

@@ -96,7 +96,7 @@ def torch_fallback(src: Source) -> Iterator[Violation]:
         if names.in_kernel(node):
             continue  # Triton values: `acc.sum(0)`, `x.to(...)` are kernel code
         method = _method_name(node, names)
-        if method is not None and normalise_op(method) in src.forbidden:
+        if method is not None and normalise_op(method) in src.forbidden and not _calls_extension(node, src):
             yield Violation("torch_fallback", node.lineno, f"calls the method .{method}(): {CORE_WORK}")
         if MATMUL_OPERATOR in src.forbidden and _is_matmul_operator(node):
             yield Violation("torch_fallback", node.lineno, f"uses the @ operator (a torch matmul): {CORE_WORK}")
@@ -118,6 +118,13 @@ def _method_name(node: ast.AST, names: Names) -> str | None:
     if literal is not None and names.resolve(literal[0]) is None:
         return literal[1]
     return None
+
+
+def _calls_extension(node: ast.AST, src: Source) -> bool:
+    """`ext.relu(x)` where `ext` is bound to one of the candidate's own compiled extensions."""
+    func = node.func if isinstance(node, ast.Call) else None
+    return (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+            and func.value.id in src.extensions)
 
 
 def _is_matmul_operator(node: ast.AST) -> bool:

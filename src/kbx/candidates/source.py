@@ -25,7 +25,8 @@ class Candidate:
     code: str | None
     """Python source; None when nothing usable could be extracted (then `problem` says why)."""
     backend: str = "triton"
-    """`triton` (CUDA comes later)."""
+    """`triton` or `cuda`, as the candidate was asked for; what is judged is what the source is: the static stage
+    reads a module that builds with `load_inline` as CUDA (`StaticVerdict.backend`, `kbx.candidates.cuda`)."""
     provenance: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     """Method, model, sample, iteration, raw response ... whatever produced it."""
     problem: str | None = None

@@ -5,7 +5,9 @@ the task's exact parameters and defaults (for a KernelBench problem: a class `Mo
 forward take as many arguments as `Model`'s); it defines at least one `@triton.jit` kernel and uses it; no kernel
 reads a plain-number module global (compiled Triton rejects those, the CPU interpreter does not, so without this
 check a CPU verdict would be kinder than a GPU one). Anti-cheat rules (`kbx.candidates.anticheat`, given the
-task's forbidden operations) run first.
+task's forbidden operations) run first. A candidate that builds CUDA extensions with `load_inline` (the CUDA
+backend, `kbx.candidates.cuda`) has its builds read and judged before them, and instead of the Triton checks
+must build a `__global__` kernel and use its extension.
 """
 
 from __future__ import annotations
@@ -16,10 +18,12 @@ from dataclasses import dataclass
 
 from kbx import syntax
 from kbx.candidates.anticheat import find_violation
+from kbx.candidates.cuda import kernel_problem, read_native
 from kbx.candidates.names import Names
+from kbx.evaluation.extensions import ExtensionBuild
 from kbx.status import Status
 from kbx.tasks.meta import signature_of
-from kbx.tasks.spec import ModuleInterface, Signature
+from kbx.tasks.spec import ModuleInterface, Signature, normalise_op
 
 
 @dataclass(frozen=True)
@@ -30,6 +34,10 @@ class StaticVerdict:
     check: str = ""
     """Name of the failing check, e.g. `entry_point`."""
     message: str = ""
+    backend: str = "triton"
+    """`triton`, or `cuda` for a candidate that builds kernels with `load_inline` (`kbx.candidates.cuda`)."""
+    extensions: tuple[ExtensionBuild, ...] = ()
+    """The extensions a CUDA candidate builds, as the static stage read them."""
 
 
 PASS = StaticVerdict(None)
@@ -73,14 +81,15 @@ def _check_source(
     except SyntaxError as exc:
         return StaticVerdict(Status.COMPILE_ERROR, "parses", f"syntax error on line {exc.lineno}: {exc.msg}")
     tree = without_main_block(tree)
-    violation = find_violation(tree, forbidden)
+    native = read_native(tree, frozenset(normalise_op(f) for f in forbidden))  # a CUDA candidate's extensions
+    violation = native.violation or find_violation(native.tree, forbidden, native.modules)
     if violation is not None:
         return StaticVerdict(Status.REJECTED_STATIC, f"anticheat.{violation.rule}", violation.message())
-    for check in (_entry_point, _uses_triton_kernel, _kernel_globals):
+    for check in (_entry_point, *_BACKEND_CHECKS[native.backend]):
         verdict = check(tree, entry_point, signature)
         if verdict.status is not None:
             return verdict
-    return PASS
+    return StaticVerdict(None, backend=native.backend, extensions=native.builds)
 
 
 def without_main_block(tree: ast.Module) -> ast.Module:
@@ -187,6 +196,16 @@ def _kernel_globals(tree: ast.Module, entry_point: str, signature: Signature | M
                     f"tl.constexpr; compiled Triton rejects this: write `{node.id} = tl.constexpr(...)`",
                 )
     return PASS
+
+
+def _uses_cuda_kernel(tree: ast.Module, entry_point: str, signature: Signature) -> StaticVerdict:
+    problem = kernel_problem(tree)
+    return PASS if problem is None else StaticVerdict(Status.REJECTED_STATIC, "cuda_kernel", problem)
+
+
+_BACKEND_CHECKS = {"triton": (_uses_triton_kernel, _kernel_globals), "cuda": (_uses_cuda_kernel,)}
+"""The checks each backend adds to the entry point's: a Triton candidate launches a `@triton.jit` kernel whose
+globals compiled Triton accepts; a CUDA candidate builds a `__global__` kernel and uses its extension."""
 
 
 def _plain_literal_globals(node: ast.stmt) -> list[str]:

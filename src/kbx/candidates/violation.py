@@ -31,3 +31,6 @@ class Source:
     names: Names
     forbidden: frozenset[str]
     """Normalised forbidden operation names of the task."""
+    extensions: frozenset[str] = frozenset()
+    """Module-level names bound to the candidate's own compiled extensions (`kbx.candidates.cuda`): calling one
+    of their functions runs the candidate's code, whatever the function's name."""

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from kbx.candidates.extract import extract_code
 from kbx.candidates.source import Candidate
-from kbx.errors import ReferenceFailed
+from kbx.errors import NotJudged
 from kbx.generate.feedback import feedback
 from kbx.generate.http import ProviderError
 from kbx.generate.prompts import task_prompt
@@ -173,7 +173,7 @@ class Session:
 
     def chain(self, task: Task, sample: int) -> Outcome:
         """One sample of one task: a single step, or refine's loop."""
-        messages = task_prompt(task, self.suite, self.target)
+        messages = task_prompt(task, self.suite, self.target, self.settings.backend)
         best: Row | None = None
         parent: str | None = None
         failures = 0
@@ -187,7 +187,7 @@ class Session:
                 self.say(f"[model] {task.name}#s{sample}: chain ended: {exc}")
                 return Outcome(task.name, sample, iteration, best and best["candidate"],
                                best and best["candidate_hash"], f"provider: {exc}")
-            except ReferenceFailed as exc:  # the task cannot judge this chain's candidates here; others go on
+            except NotJudged as exc:  # the task cannot judge this chain's candidates here; others go on
                 return Outcome(task.name, sample, iteration, best and best["candidate"],
                                best and best["candidate_hash"], f"unjudged: {exc}")
             best = better(best, row)

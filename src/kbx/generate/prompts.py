@@ -8,11 +8,16 @@ problem and its answer written for kbx, so the model sees the expected shape of 
 `task.md` fields: name, category, level, description, signature, parameters, reference, dtypes, contract,
 forbidden, workloads, target (the device paragraph of `kbx.generate.gpus`), example_task and example (a suite
 solution of another task, so the model sees the expected shape of an answer without seeing this task's).
+
+A backend (`BACKENDS`) chooses the templates and the example: `triton` (`system.md`, `task.md`, the suite's own
+solutions) or `cuda` (`system_cuda.md`, `task_cuda.md`, and an extension built with `load_inline` from
+`prompts/cuda/`, in the form the CUDA backend's static stage allows: `kbx.candidates.cuda`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
 from string import Template
@@ -26,6 +31,9 @@ from kbx.tasks.spec import Task
 
 EXAMPLE_TASKS = ("relu", "add")
 """The example shown is the first of these that is not the task itself."""
+
+CUDA_EXAMPLE_TASKS = ("relu", "sigmoid")
+"""The same for a CUDA candidate: the first of these with an example in `prompts/cuda/` that is not the task."""
 
 
 @cache
@@ -56,13 +64,58 @@ MODULE_RULE = (
 """The same rule for a KernelBench problem."""
 
 
-def task_prompt(task: Task, suite: Mapping[str, Task], target: str | None) -> tuple[Message, ...]:
-    """The opening conversation (system + user) asking for `task`; `target` is a GPU name, None for the CPU."""
-    modules = ", ".join(f"`{m}`" for m in ALLOWED_MODULES if m != "__future__")
-    system = template("system").substitute(modules=modules, entry_rule=MODULE_RULE if task.module else FUNCTION_RULE)
-    if task.module is not None:
-        return Message("system", system), Message("user", kernelbench_prompt(task, target))
+
+def triton_example(task: Task, suite: Mapping[str, Task]) -> tuple[str, str]:
+    """(task name, source) of the suite solution shown as the example answer for `task`."""
     example = example_task(task, suite)
+    return example.name, example.solution_file.read_text()
+
+
+def cuda_example(task: Task, suite: Mapping[str, Task]) -> tuple[str, str]:
+    """(task name, source) of the CUDA extension shown as the example answer for `task`."""
+    name = next(n for n in CUDA_EXAMPLE_TASKS if n != task.name)
+    return name, files("kbx.generate").joinpath("prompts", "cuda", f"{name}.py").read_text()
+
+
+def cuda_target(target: str | None) -> str:
+    """The device paragraph for a CUDA candidate: the GPU, or what happens without one."""
+    if target is not None and target.lower() != "cpu":
+        return describe_target(target)
+    return ("An NVIDIA GPU (none named here; kbx builds for compute capability 9.0, Hopper, where no GPU says "
+            "otherwise). Without a GPU the extension is only compiled: a compiler error is reported, and the "
+            "candidate is judged on a GPU.")
+
+
+@dataclass(frozen=True)
+class PromptStyle:
+    """What a backend's prompts are made of."""
+
+    system: str
+    """The system template's name."""
+    task: str
+    """The task template's name."""
+    example: Callable[[Task, Mapping[str, Task]], tuple[str, str]]
+    target: Callable[[str | None], str]
+
+
+BACKENDS: dict[str, PromptStyle] = {
+    "triton": PromptStyle("system", "task", triton_example, describe_target),
+    "cuda": PromptStyle("system_cuda", "task_cuda", cuda_example, cuda_target),
+}
+"""The kinds of candidate a prompt can ask for (`kbx prompt --backend`, `kbx run --backend`)."""
+
+
+def task_prompt(
+    task: Task, suite: Mapping[str, Task], target: str | None, backend: str = "triton"
+) -> tuple[Message, ...]:
+    """The opening conversation (system + user) asking for `task`; `target` is a GPU name, None for the CPU;
+    `backend` one of `BACKENDS`."""
+    style = BACKENDS.get(backend)
+    if style is None:
+        raise KbxError(f"unknown backend {backend!r}: choose from {', '.join(BACKENDS)}")
+    if task.module is not None:
+        return _kernelbench_conversation(task, target, backend)
+    example_name, example = style.example(task, suite)
     fields = {
         "name": task.name,
         "category": task.category,
@@ -75,11 +128,23 @@ def task_prompt(task: Task, suite: Mapping[str, Task], target: str | None) -> tu
         "contract": "\n".join(f"- {line}" for line in contract_lines(task)),
         "forbidden": ", ".join(f"`{op}`" for op in task.forbidden) or "none",
         "workloads": "\n".join(f"- {line}" for line in workload_lines(task)),
-        "target": describe_target(target),
-        "example_task": example.name,
-        "example": example.solution_file.read_text().strip(),
+        "target": style.target(target),
+        "example_task": example_name,
+        "example": example.strip(),
     }
-    return Message("system", system), Message("user", template("task").substitute(fields))
+    modules = ", ".join(f"`{m}`" for m in ALLOWED_MODULES if m != "__future__")
+    system = template(style.system).substitute(modules=modules, entry_rule=FUNCTION_RULE)
+    return Message("system", system), Message("user", template(style.task).substitute(fields))
+
+
+def _kernelbench_conversation(task: Task, target: str | None, backend: str) -> tuple[Message, ...]:
+    """The opening conversation for a KernelBench problem: a Triton `ModelNew` (the CUDA backend's prompt is for
+    kbx's own tasks so far)."""
+    if backend != "triton":
+        raise KbxError(f"{task.name}: KernelBench problems are asked for with Triton only so far (--backend triton)")
+    modules = ", ".join(f"`{m}`" for m in ALLOWED_MODULES if m != "__future__")
+    system = template("system").substitute(modules=modules, entry_rule=MODULE_RULE)
+    return Message("system", system), Message("user", kernelbench_prompt(task, target))
 
 
 def kernelbench_prompt(task: Task, target: str | None) -> str:

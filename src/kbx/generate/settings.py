@@ -25,6 +25,9 @@ class GenerationSettings:
     """Model requests in flight at once."""
     max_tokens: int = 8192
     request_timeout_s: float = 600.0
+    backend: str = "triton"
+    """What the prompts ask for: `triton` kernels, or `cuda` kernels built with `load_inline`
+    (`kbx.generate.prompts.BACKENDS`)."""
 
     def __post_init__(self) -> None:
         if self.samples < 1 or (self.iterations or 1) < 1 or self.concurrency < 1 or self.max_tokens < 1:

@@ -18,7 +18,7 @@ from typing import Any, TextIO
 
 from kbx.candidates.ingest import ingest
 from kbx.candidates.source import Candidate
-from kbx.errors import KbxError, ReferenceFailed
+from kbx.errors import KbxError, NotJudged
 from kbx.evaluation.bench_inputs import TimingSettings
 from kbx.evaluation.orchestrator.pipeline import Evaluator
 from kbx.evaluation.orchestrator.sandbox import Limits
@@ -46,6 +46,9 @@ class RunOptions:
     """(k, n): of the selected tasks in suite order, only every n-th from the k-th (0-based), so a large run can be
     split into runs that each fit a time slot (`kbx report A+B+...` joins them again)."""
     timeout_s: float | None = None
+    compile_timeout_s: float | None = None
+    """The limit on building a CUDA candidate's extensions (`Limits.compile_timeout_s`); None: the default. The
+    Ray executor's actors use the default."""
     confined: bool = True
     """Confine every candidate worker (`kbx.evaluation.confinement`); False only with `--unconfined`."""
     jobs: int | None = None
@@ -78,6 +81,7 @@ class RunOptions:
                           "suite": None if self.suite is None else str(self.suite),
                           "shard": None if self.shard is None else list(self.shard)},
             "timeout_s": self.timeout_s,
+            "compile_timeout_s": self.compile_timeout_s,
             "confined": self.confined,
             "timing": None if self.timing is None else self.timing.to_json(),
             **({"generation": self.generation.to_json()} if self.generation else {}),
@@ -145,7 +149,8 @@ def resume_run(run_id: str, options: RunOptions, progress: TextIO | None = sys.s
         options, resume=info.run_id, device=info.device, tasks=tuple(selection.get("tasks") or ()),
         category=selection.get("category"), level=selection.get("level"), suite=selection.get("suite"),
         shard=tuple(selection["shard"]) if selection.get("shard") else None,
-        timeout_s=info.config.get("timeout_s"), confined=info.config.get("confined", True), model=info.model,
+        timeout_s=info.config.get("timeout_s"), compile_timeout_s=info.config.get("compile_timeout_s"),
+        confined=info.config.get("confined", True), model=info.model,
         timing=_stored_timing(info.config),
         generation=GenerationSettings.from_json(info.config["generation"]) if info.config.get("generation") else None,
     )
@@ -201,7 +206,7 @@ def _run(
     for line in skipped:
         say(progress, f"skipped: {line}")
     start = time.monotonic()
-    limits = Limits(timeout_s=options.timeout_s, confined=options.confined)
+    limits = Limits(timeout_s=options.timeout_s, confined=options.confined, compile_timeout_s=options.compile_timeout_s)
     with Store(options.store) as store:
         resumed = store.run(options.resume) if options.resume else None
         secret_seed = store.secret_seed(resumed.run_id) if resumed else options.secret_seed
@@ -344,7 +349,7 @@ def _slot_evaluate(evaluators: Sequence[Evaluator], jobs: int, writer: Writer, r
         evaluator = slots.get()
         try:
             evaluation, row = writer.evaluate_row(evaluator, task, candidate)
-        except ReferenceFailed as exc:  # reported here; the generating method ends that chain
+        except NotJudged as exc:  # reported here; the generating method ends that chain
             writer.not_judged(task, candidate, exc)
             raise
         finally:

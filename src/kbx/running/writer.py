@@ -13,7 +13,7 @@ from threading import Lock
 from typing import Any, TextIO
 
 from kbx.candidates.source import Candidate
-from kbx.errors import ReferenceFailed
+from kbx.errors import NotJudged
 from kbx.evaluation.orchestrator.pipeline import Evaluator, combine
 from kbx.evaluation.result import Evaluation
 from kbx.status import Status
@@ -90,14 +90,15 @@ class Writer:
 
     @contextlib.contextmanager
     def _judgeable(self, task: Task, candidate: Candidate) -> Iterator[None]:
-        """Around one evaluation: a task whose reference fails cannot judge the candidate; that is reported as a
-        line, kept in `unjudged` and not stored, and the run goes on."""
+        """Around one evaluation: a task whose reference fails cannot judge the candidate, nor can a machine without a
+        GPU judge a CUDA candidate (`NotJudged`); that is reported as a line, kept in `unjudged` and not stored,
+        and the run goes on."""
         try:
             yield
-        except ReferenceFailed as exc:
+        except NotJudged as exc:
             self.not_judged(task, candidate, exc)
 
-    def not_judged(self, task: Task, candidate: Candidate, problem: ReferenceFailed) -> None:
+    def not_judged(self, task: Task, candidate: Candidate, problem: NotJudged) -> None:
         """Reports an evaluation its task could not judge, and keeps why in `unjudged`."""
         with self._lock:
             self.unjudged.append(str(problem))

@@ -98,3 +98,16 @@ def test_events_that_are_no_complete_spans_are_ignored():
 def test_the_largest_input_is_measured_in_bytes():
     inputs = {"x": torch.zeros(10, dtype=torch.float64), "y": torch.zeros(30, dtype=torch.float16), "alpha": 2.0}
     assert largest_bytes(inputs) == 80 and largest_bytes({}) == 0
+
+
+def test_a_cuda_extensions_kernels_are_own_when_launched_through_the_runtime():
+    """`<<<...>>>` compiles to `cudaLaunchKernel`: accepted for an extension's kernels
+    (`kbx.evaluation.candidate.extensions.watch`), still not for a Triton candidate's, nor through a graph."""
+    from kbx.evaluation.candidate.extensions import RUNTIME_LAUNCHERS
+    from kbx.evaluation.candidate.launch_trace import OWN_LAUNCHERS
+
+    name = "relu_f32(float const*, float*, long)"
+    events = [api("cudaLaunchKernel", 40), kernel(name, 40), api("cudaGraphLaunch", 41), kernel(name, 41)]
+    as_cuda = summarise(events, {name}, 4000, OWN_LAUNCHERS | RUNTIME_LAUNCHERS)
+    assert as_cuda.own == 1 and dict(as_cuda.foreign) == {name: 1}
+    assert summarise(events, {name}, 4000).own == 0

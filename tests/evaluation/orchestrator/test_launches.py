@@ -55,3 +55,11 @@ def test_host_copies_are_judged_against_the_largest_input(host_bytes, largest, r
 def test_torchs_kernels_with_no_operator_on_record_get_a_small_share(stray_ns, kernel_ns, rejected):
     why = launch_violation(launches(stray_ns=stray_ns, kernel_ns=kernel_ns))
     assert why.startswith("runtime.foreign_kernel") if rejected else why == ""
+
+
+def test_a_cuda_candidates_call_must_launch_a_kernel_of_its_extensions():
+    """Its calls into the extension are recorded in its own process; only the trace shows a kernel ran."""
+    none_of_its_own = Launches(0, 3, {}, {}, 0, 1_000_000, 0, 10**6)
+    assert launch_violation(none_of_its_own) == ""  # a Triton candidate's launches are counted by its guards
+    assert launch_violation(none_of_its_own, own_required=True).startswith("runtime.no_kernel_launch")
+    assert launch_violation(launches(), own_required=True) == ""

@@ -77,6 +77,9 @@ class LaunchTracer:
         self._prepare, self._enable, self._disable = _prepare_profiler, _enable_profiler, _disable_profiler
         self._file = scratch / ".launch_trace.json"
         self.own_names: set[str] = set()
+        self.own_launchers: frozenset[str] = OWN_LAUNCHERS
+        """The launch calls through which an own kernel must reach the GPU; a CUDA candidate's extensions add the
+        runtime's (`kbx.evaluation.candidate.extensions.watch`)."""
         _collect_loaded_kernels(self.own_names)
         self.last: Launches | None = None
         with self.tracing({}):  # CUPTI initialises here (about 20 ms), not in the first traced call
@@ -106,12 +109,16 @@ class LaunchTracer:
             events = json.loads(self._file.read_text()).get("traceEvents", [])
         finally:
             self._file.unlink(missing_ok=True)
-        self.last = summarise(events, self.own_names, largest_bytes(inputs))
+        self.last = summarise(events, self.own_names, largest_bytes(inputs), self.own_launchers)
 
 
-def summarise(events: Iterable[Mapping[str, Any]], own_names: set[str], largest_input_bytes: int) -> Launches:
+def summarise(
+    events: Iterable[Mapping[str, Any]], own_names: set[str], largest_input_bytes: int,
+    own_launchers: frozenset[str] = OWN_LAUNCHERS,
+) -> Launches:
     """The trace's events (Chrome trace format, as torch's profiler saves them) as a summary: launches of own,
-    dispatched and foreign kernels, and bytes copied between host and device."""
+    dispatched and foreign kernels, and bytes copied between host and device. A kernel is own when it is named in
+    `own_names` and launched by one of `own_launchers`."""
     events = [e for e in events if isinstance(e, Mapping) and e.get("ph") == "X"]
     launched_by: dict[Any, str] = {}
     operators: set[Any] = set()
@@ -135,7 +142,7 @@ def summarise(events: Iterable[Mapping[str, Any]], own_names: set[str], largest_
         kernel_ns += duration_ns
         if args.get("External id") and args.get("External id") in operators:
             dispatched += 1
-        elif name in own_names and launched_by.get(args.get("correlation")) in OWN_LAUNCHERS:
+        elif name in own_names and launched_by.get(args.get("correlation")) in own_launchers:
             own += 1
         elif any(mark in name for mark in TORCH_KERNELS):
             stray[name[:NAME_LIMIT]] = stray.get(name[:NAME_LIMIT], 0) + 1

@@ -65,15 +65,25 @@ def main(argv: list[str], fds: tuple[int, int, int] | None = None) -> int:
     candidate (`_watchers`), import the candidate, then carry out the orchestrator's commands."""
     spec = json.loads(Path(argv[0]).read_text())
     Path(argv[0]).unlink(missing_ok=True)  # nothing in the job directory may tell the candidate about its job
+    if "build" in spec:  # a CUDA candidate's build job: the CUDA toolkit must be in the view
+        os.environ.setdefault("CUDA_HOME", spec["build"]["cuda_home"])
     entered = _enter(spec, fds)
     if entered is None:
         return 0
     channel, task, code = entered
     device, job_dir = spec["device"], Path(spec["job_dir"])
+    if "build" in spec:  # compile the extensions and stop: no candidate code runs in this process
+        from kbx.evaluation.candidate.extension_build import build_job
+
+        return build_job(spec["build"], job_dir, channel)
+    from kbx.evaluation.candidate import extensions
+
+    served = extensions.install(spec.get("extensions", ()))  # before the guards see torch as it is
     watchers = _watchers(device, job_dir, channel)
     if watchers is None:
         return 0
     timer, recorder, tracer, tuning, guards = watchers
+    extensions.watch(served, tracer, guards)
     from kbx.evaluation.candidate.guards import CANDIDATE_MODULE  # imported before confinement (_enter)
 
     channel.send(protocol.Started(os.getpid()))
@@ -197,6 +207,8 @@ def _import_what_the_session_uses() -> None:
     """Import every kbx module the worker imports lazily after confining itself (the watchers, the session): once
     confined, kbx's source is not there to read."""
     import kbx.evaluation.bench_inputs
+    import kbx.evaluation.candidate.extension_build
+    import kbx.evaluation.candidate.extensions
     import kbx.evaluation.candidate.guards
     import kbx.evaluation.candidate.launch_trace
     import kbx.evaluation.candidate.torch_compute
@@ -334,7 +346,7 @@ def _classify(exc: BaseException, importing: bool) -> str:
     name = type(exc).__name__
     module = type(exc).__module__ or ""
     message = str(exc)
-    if name == "TraceLost":  # the candidate stopped the launch trace (`kbx.evaluation.candidate.launch_trace`)
+    if name in ("TraceLost", "ExtensionChanged"):  # it stopped the launch trace, or swapped its extension's module
         return "REJECTED_RUNTIME"
     if name == "NotTriton":  # a kernel only the CPU interpreter runs (`kbx.evaluation.candidate.gpu_frontend`)
         return "REJECTED_RUNTIME"

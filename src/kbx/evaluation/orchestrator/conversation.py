@@ -82,9 +82,12 @@ class Conversation:
         stage: PerformanceStage | None = None,
         refill_index: int | None = None,
         gate: GpuGate | None = None,
+        own_kernels: bool = False,
     ) -> None:
         """`gate`: the GPU's gate when the run times candidates; held shared from the first case until the last
-        is judged (the performance stage then takes it exclusively)."""
+        is judged (the performance stage then takes it exclusively). `own_kernels`: every traced call must
+        launch a kernel of the candidate's compiled extensions (a CUDA candidate)."""
+        self._own_kernels = own_kernels
         self.cases = cases
         self._gate = gate
         self._sharing = False
@@ -178,7 +181,7 @@ class Conversation:
         if isinstance(event, CaseDone) and event.index == self._asked and self._case_started:
             return self._case_done(event)
         if isinstance(event, Timed) and self._timing and self._stage is not None:
-            launches = launch_violation(event.launches)
+            launches = launch_violation(event.launches, self._own_kernels)
             if launches:
                 return self._reject(launches)
             return self._reply(self._stage.on_timed(event))
@@ -191,7 +194,7 @@ class Conversation:
         path = self._job_dir / f"case_{case.index}.pt"
         if event.file != path.name or path.is_symlink() or not path.is_file():
             return self._forge(f"the report of {case.label()} does not match what the worker saves")
-        evidence = torch_compute_violation(event.torch_work) or launch_violation(event.launches)
+        evidence = torch_compute_violation(event.torch_work) or launch_violation(event.launches, self._own_kernels)
         if evidence:
             path.unlink(missing_ok=True)
             return self._reject(evidence)

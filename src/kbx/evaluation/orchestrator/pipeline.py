@@ -27,6 +27,7 @@ from kbx.evaluation.confinement.enter import default_hidden, for_this_process, u
 from kbx.evaluation.confinement.libc import set_undumpable
 from kbx.evaluation.orchestrator.baselines import BaselineBook
 from kbx.evaluation.orchestrator.conversation import Conversation, refill_case
+from kbx.evaluation.orchestrator.extensions import ExtensionBuilder, Prepared
 from kbx.evaluation.orchestrator.gpu_gate import GpuGate, gpu_gate
 from kbx.evaluation.orchestrator.handover import Inbox
 from kbx.evaluation.orchestrator.performance import PerformanceStage
@@ -86,6 +87,9 @@ class Evaluator:
         self.environment = {**self._trusted.environment, "confinement": self.confinement.describe()}
         self.limits = limits if limits.timeout_s else replace(limits, timeout_s=DEFAULT_TIMEOUT_S[self.device])
         self.secret_seed = new_secret_seed() if secret_seed is None else secret_seed
+        self.extensions = ExtensionBuilder(self.device, self.environment, self.limits, self.confinement,
+                                           self._zygote, gpu)
+        """Builds and caches CUDA candidates' extensions (`kbx.evaluation.orchestrator.extensions`)."""
         self._trusted_lock = threading.Lock()
         self.timing = timing
         self._baselines = BaselineBook(reuse=timing is not None and timing.reuse_baselines)
@@ -103,7 +107,11 @@ class Evaluator:
 
     def evaluate(self, task: Task, candidate: Candidate, part: Part = "all") -> Evaluation:
         """Evaluate one candidate on one task (or one `part` of that). Candidate failures come back as statuses,
-        never raised."""
+        never raised.
+
+        Raises:
+            NotJudged: this machine cannot judge it (a CUDA candidate that compiled, where there is no GPU).
+        """
         start = time.monotonic()
         base = Evaluation(
             task=task.name, category=task.category, candidate=candidate.name, candidate_hash=candidate.hash,
@@ -120,6 +128,10 @@ class Evaluator:
                 elapsed_s=static_s, phases={"static": static_s},
             )
         assert candidate.code is not None
+        prepared = self.extensions.prepare(task, verdict.extensions)  # a CUDA candidate's builds (none for Triton)
+        if prepared.failure is not None:
+            return _build_failed(base, prepared, time.monotonic() - start, static_s)
+        prepared.require(self.device)
         cases, extra = self._plan(task, part)
         if not task.workloads_for(DEVICE_ROLES[self.device]):  # a KernelBench problem with nothing to shrink, on a CPU
             raise ReferenceFailed(f"task {task.name} has no workload the {self.device} can run (its sizes are "
@@ -129,11 +141,13 @@ class Evaluator:
         job_dir = Path(tempfile.mkdtemp(prefix=JOB_PREFIX, dir=scratch_root()))
         gate = self._gate() if part != "correctness" else None
         stage = self._performance_stage(task, job_dir, judge.passed_every_case, gate, inbox)
-        conversation = Conversation(cases, judge, job_dir, stage, extra.index if extra else None, gate)
+        conversation = Conversation(cases, judge, job_dir, stage, extra.index if extra else None, gate,
+                                    own_kernels=bool(prepared.entries))
         try:
+            built = {"extensions": prepared.install(job_dir)} if prepared.entries else None
             run = run_worker(
                 task.path, candidate.code, self.device, self.limits, job_dir, conversation.on_event, self.gpu,
-                self.confinement, self._zygote, inbox,
+                self.confinement, self._zygote, inbox, built,
             )
         finally:
             if stage is not None:
@@ -151,7 +165,8 @@ class Evaluator:
             self._blame_the_task(task, evaluation, run, cases)
         if stage is not None and evaluation.status is Status.PASSED:
             evaluation = _with_performance(evaluation, stage.result)
-        phases = {"static": static_s, **conversation.phases}
+        phases = {"static": static_s, **({"build": prepared.build_s} if prepared.entries else {}),
+                  **conversation.phases}
         return replace(evaluation, elapsed_s=time.monotonic() - start, phases=phases)
 
     def _blame_the_task(self, task: Task, evaluation: Evaluation, run: WorkerRun, cases: list[Case]) -> None:
@@ -267,6 +282,15 @@ def combine(correctness: Evaluation, timing: Evaluation) -> Evaluation:
     output = "\n".join(o for o in (correctness.worker_output, timing.worker_output) if o)
     return replace(timing, cases=correctness.cases + timing.cases, elapsed_s=correctness.elapsed_s + timing.elapsed_s,
                    phases=phases, worker_output=output)
+
+
+def _build_failed(base: Evaluation, prepared: Prepared, elapsed_s: float, static_s: float) -> Evaluation:
+    """The evaluation of a CUDA candidate whose extensions did not build (COMPILE_ERROR, TIMEOUT, CRASHED)."""
+    assert prepared.failure is not None
+    status, message, error = prepared.failure
+    return replace(base, stage="build", status=status or Status.COMPILE_ERROR, message=message, error=error,
+                   worker_output=prepared.output, elapsed_s=elapsed_s,
+                   phases={"static": static_s, "build": prepared.build_s})
 
 
 def _call_failure(run: WorkerRun, cases: list[Case], limits: Limits) -> tuple[Status, str, str] | None:

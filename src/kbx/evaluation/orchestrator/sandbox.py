@@ -17,7 +17,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,6 +49,9 @@ class Limits:
     file_bytes: int = 32 * _GIB
     """Largest file the worker may write."""
     open_files: int = 4096
+    compile_timeout_s: float | None = None
+    """Wall-clock limit for building a CUDA candidate's extensions, apart from `timeout_s`; None: the default
+    (`kbx.evaluation.orchestrator.extensions.DEFAULT_COMPILE_TIMEOUT_S`)."""
 
 
 @dataclass
@@ -82,6 +85,7 @@ pipe (a JSON command or "stop"), or None to send nothing. Its time is not charge
 def run_worker(
     task_dir: Path, code: str, device: str, limits: Limits, job_dir: Path, on_event: OnEvent, gpu: str | None = None,
     confinement: ConfinementSpec | None = None, zygote: Zygote | None = None, inbox: Inbox | None = None,
+    extra: Mapping[str, Any] | None = None,
 ) -> WorkerRun:
     """Start a candidate worker and wait for it, killing it at the time limit. The worker learns its work one
     command at a time from `on_event`'s replies, so nothing it can read tells it what comes next. `gpu`: the one
@@ -90,7 +94,8 @@ def run_worker(
     this process's user). `zygote`: forks the worker ready-imported (`kbx.evaluation.orchestrator.zygote`); without
     one, or when it is gone, the worker starts as a fresh interpreter. `inbox`: where the worker hands over the
     descriptors of its shared outputs (`kbx.evaluation.orchestrator.handover`); a caller that judges no shared
-    output may leave it out.
+    output may leave it out. `extra`: more entries of the job spec (a CUDA candidate's extensions, or the build job
+    that compiles them: `kbx.evaluation.orchestrator.extensions`).
 
     Raises:
         Exception: whatever `on_event` raised (a harness bug); the worker is killed first.
@@ -104,7 +109,8 @@ def run_worker(
     inbox = inbox or Inbox()
     confinement = confinement or for_this_process(limits.confined, default_hidden())
     spec_file = _write_spec(job_dir, task_dir, code, device, limits, confinement,
-                            {"channel_fd": write_fd, "ack_fd": ack_read_fd, "handles_fd": inbox.worker_end})
+                            {**(extra or {}), "channel_fd": write_fd, "ack_fd": ack_read_fd,
+                             "handles_fd": inbox.worker_end})
     run = WorkerRun(job_dir=job_dir)
     start = time.monotonic()
     try:
