@@ -33,6 +33,7 @@ from typing import Any
 
 import torch
 
+from kbx.syntax import parse
 from kbx.tasks.kernelbench import sizes
 from kbx.tasks.kernelbench.problem import GET_INIT_INPUTS, GET_INPUTS, MODEL
 from kbx.tasks.module import CandidateCodeFailed, TaskCode
@@ -99,7 +100,7 @@ class _Problem:
         self.task = task
         self._register = register
         source = task.path.read_text(errors="replace")
-        self._tree = ast.parse(source, filename=str(task.path))
+        self._tree = parse(source, filename=str(task.path))
         self._random = _draws_randomly(self._tree)
         self._modules: OrderedDict[str, types.ModuleType] = OrderedDict()
         assert task.module is not None
