@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import queue
-import subprocess
 import sys
 import time
 import uuid
@@ -24,6 +23,7 @@ from kbx.evaluation.orchestrator.pipeline import Evaluator
 from kbx.evaluation.orchestrator.sandbox import Limits
 from kbx.evaluation.result import Evaluation
 from kbx.generate.settings import GenerationSettings
+from kbx.running.provenance import git_sha
 from kbx.running.schedule import describe, environment, longest_first, open_evaluators, run_all
 from kbx.running.writer import Writer, phase_totals, say, write_outputs
 from kbx.store.cache import harness_version
@@ -286,7 +286,7 @@ def _run_info(
         "elapsed_s": round(result.elapsed_s, 2),
         "setup_s": round(setup_s, 2),
         "phases_s": phase_totals(result.evaluations),
-        "git_sha": _git_sha(),
+        "git_sha": git_sha(),
         "harness": harness_version(),
         "store": str(store.path),
         "environment": run_env,
@@ -383,23 +383,8 @@ def _open_run(store: Store, resumed: RunInfo | None, evaluator: Evaluator, run_e
     run_id = uuid.uuid4().hex[:12]
     store.begin_run(
         run_id, method=str(config.get("method")), model=options.model, device=evaluator.device,
-        git_sha=_git_sha(), harness=harness_version(), config={**config, **options.to_config()},
+        git_sha=git_sha(), harness=harness_version(), config={**config, **options.to_config()},
         environment=run_env, secret_seed=evaluator.secret_seed,
     )
     return run_id
 
-
-def _git_sha() -> str | None:
-    """HEAD of the checkout kbx runs from, with `-dirty` when tracked files differ from it (a copied working tree,
-    as on a lent GPU machine, keeps an old HEAD: the suffix says the SHA alone does not name the code)."""
-    here = Path(__file__).resolve().parent
-    try:
-        head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5, cwd=here)
-        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
-                                text=True, timeout=10, cwd=here)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    sha = head.stdout.strip()
-    if not sha:
-        return None
-    return f"{sha}-dirty" if status.returncode == 0 and status.stdout.strip() else sha

@@ -113,11 +113,7 @@ class Evaluator:
             NotJudged: this machine cannot judge it (a CUDA candidate that compiled, where there is no GPU).
         """
         start = time.monotonic()
-        base = Evaluation(
-            task=task.name, category=task.category, candidate=candidate.name, candidate_hash=candidate.hash,
-            status=Status.PASSED, message="", stage="static", device=self.device, task_version=task.version,
-            provenance=dict(candidate.provenance), environment=self.environment,
-        )
+        base = self._base(task, candidate)
         verdict = check_static(
             candidate.code, task.entry_point, task.signature, candidate.problem, task.forbidden, task.module
         )
@@ -168,6 +164,14 @@ class Evaluator:
         phases = {"static": static_s, **({"build": prepared.build_s} if prepared.entries else {}),
                   **conversation.phases}
         return replace(evaluation, elapsed_s=time.monotonic() - start, phases=phases)
+
+    def _base(self, task: Task, candidate: Candidate) -> Evaluation:
+        """The evaluation's fields known before anything runs (status PASSED until a stage says otherwise)."""
+        return Evaluation(
+            task=task.name, category=task.category, candidate=candidate.name, candidate_hash=candidate.hash,
+            status=Status.PASSED, message="", stage="static", device=self.device, task_version=task.version,
+            provenance=dict(candidate.provenance), environment=self.environment,
+        )
 
     def _blame_the_task(self, task: Task, evaluation: Evaluation, run: WorkerRun, cases: list[Case]) -> None:
         """Raise `ReferenceFailed` when the candidate failed during a case whose reference fails too: the case
