@@ -55,8 +55,7 @@ def install_gpu_frontend_check() -> None:
 
     def run(self: Any, *args: Any, grid: Any, warmup: Any, **kwargs: Any) -> Any:
         if not warmup:
-            with language.for_the_frontend():
-                why = _verdict(self, args, kwargs, verdicts)
+            why = _verdict(self, args, kwargs, verdicts, language)
             if why is not None:
                 raise NotTriton(why)
         return original(self, *args, grid=grid, warmup=warmup, **kwargs)
@@ -120,15 +119,19 @@ def _become(owner: Any, namespace: dict[str, Any]) -> None:
 _MISSING = object()
 
 
-def _verdict(kernel: Any, args: tuple[Any, ...], kwargs: dict[str, Any], verdicts: dict[Any, str | None]) -> str | None:
-    """Why `kernel` launched with these arguments is not Triton, or None (also when it cannot be checked)."""
+def _verdict(
+    kernel: Any, args: tuple[Any, ...], kwargs: dict[str, Any], verdicts: dict[Any, str | None], language: _Language
+) -> str | None:
+    """Why `kernel` launched with these arguments is not Triton, or None (also when it cannot be checked). Each
+    specialization goes through the frontend once."""
     try:
         signature, constants = specialization(kernel.fn, args, kwargs)
         key = (kernel.fn, tuple(signature.items()), repr(sorted(constants.items())))
     except Exception:  # arguments this check does not model (descriptors, exotic types): left to the GPU
         return None
     if key not in verdicts:
-        verdicts[key] = _frontend(kernel.fn, signature, constants)
+        with language.for_the_frontend():
+            verdicts[key] = _frontend(kernel.fn, signature, constants)
     return verdicts[key]
 
 
