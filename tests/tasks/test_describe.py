@@ -7,3 +7,11 @@ def test_a_task_with_an_input_range_names_it_and_others_do_not():
     bernoulli = describe(read_task(default_suite_root() / "Random" / "bernoulli"))
     assert "input range: input in [0, 1] (timing keeps it there)" in bernoulli
     assert "input range" not in describe(read_task(default_suite_root() / "Activation" / "relu"))
+
+
+def test_an_allclose_contract_renders_the_truth_rule_with_its_accumulation_dtype_and_length():
+    text = describe(read_task(default_suite_root() / "Reduce" / "sum"))
+    assert "judged against a float64 truth" in text
+    assert "accumulation dtype: float32; accumulation length n = the workload's `length`" in text
+    assert "normwise: ||out - truth||_2 <= 4 * ||ref - truth||_2" in text
+    assert "every element: |out - truth| <=" in text and "atol=" not in text

@@ -78,6 +78,12 @@ def test_reads_gelu():
          "finite low < high"),
         ('"contract": {"kind": "allclose"},', '"contract": {"kind": "allclose"}, "input_ranges": [0, 1],',
          "input_ranges must be a dict"),
+        ('"kind": "allclose"', '"kind": "allclose", "accumulation_dtype": "float16"', "accumulation_dtype must be"),
+        ('"kind": "allclose"', '"kind": "allclose", "no_float64": " "', "must say why"),
+        ('"kind": "allclose"', '"kind": "allclose", "insensitive": {"bench": "big"}', "not check workloads"),
+        ('"kind": "allclose"', '"kind": "allclose", "insensitive": {"check_tail": ""}', "map check workload names"),
+        ('"kind": "allclose"', '"kind": "exact", "accumulation_dtype": "float32"', "apply to allclose contracts"),
+        ('"kind": "allclose"', '"kind": "allclose", "second_opinion": False', "exact contracts only"),
     ],
 )
 def test_malformed_task_names_file_and_problem(task_copy, old, new, problem):
@@ -189,3 +195,14 @@ def test_a_workload_preset_expands_to_its_list_and_an_unknown_one_is_refused(tmp
     corrupt(folder, '"workloads": "elementwise"', '"workloads": "elementwize"')
     with pytest.raises(TaskError, match="names no preset: 'elementwize'"):
         read_task(folder)
+
+
+def test_the_truth_rule_fields_are_read_with_their_defaults(task_copy):
+    contract = read_task(GELU).contract
+    assert contract.against_truth and contract.accumulation_dtype == "float32"
+    assert contract.no_float64 == "" and contract.insensitive == {}
+    corrupt(task_copy, '"kind": "allclose"', '"kind": "allclose", "accumulation_dtype": "float64", '
+            '"no_float64": "the dtype\'s range is the definition", "insensitive": {"check_tail": "ties"}')
+    contract = read_task(task_copy).contract
+    assert contract.accumulation_dtype == "float64" and not contract.against_truth
+    assert contract.insensitive == {"check_tail": "ties"}

@@ -18,6 +18,7 @@ from typing import Any
 from kbx import syntax
 from kbx.errors import TaskError
 from kbx.tasks import presets, sizes
+from kbx.tasks.accuracy import ACCUMULATION_DTYPES
 from kbx.tasks.spec import (
     CATEGORIES,
     CONTRACT_KINDS,
@@ -37,7 +38,10 @@ from kbx.tasks.spec import (
 
 _TASK_KEYS = {"name", "category", "level", "signature", "dtypes", "contract", "workloads"}
 _OPTIONAL_TASK_KEYS = {"forbidden", "input_ranges", "perturb"}
-_CONTRACT_KEYS = {"kind", "tolerance", "reduction_length", "tf32", "bound", "second_opinion"}
+_CONTRACT_KEYS = {"kind", "tolerance", "reduction_length", "tf32", "bound", "second_opinion", "accumulation_dtype",
+                  "no_float64", "insensitive"}
+_ALLCLOSE_KEYS = {"accumulation_dtype", "no_float64", "insensitive"}
+"""Contract keys only an `allclose` contract may hold (the float64 truth rule and its exceptions)."""
 _WORKLOAD_KEYS = {"name", "role", "params"}
 _MAKE_INPUTS_PARAMS = ("workload", "dtype", "generator")
 
@@ -310,6 +314,9 @@ class _Reader:
         bound = raw.get("bound")
         if raw["kind"] == "quantized" and not (isinstance(bound, float) and 0 < bound < 1):
             raise self.fail("a quantized contract needs a bound in (0, 1): the largest RMS(out-ref)/RMS(ref)")
+        if "second_opinion" in raw and raw["kind"] != "exact":
+            raise self.fail("second_opinion applies to exact contracts only (allclose ones are judged against the "
+                            "float64 truth already)")
         return Contract(
             kind=raw["kind"],
             tolerances=MappingProxyType(tolerances),
@@ -317,7 +324,31 @@ class _Reader:
             tf32=bool(raw.get("tf32", False)),
             bound=bound,
             second_opinion=bool(raw.get("second_opinion", True)),
+            **self._truth_fields(raw, workloads),
         )
+
+    def _truth_fields(self, raw: dict[str, Any], workloads: tuple[Workload, ...]) -> dict[str, Any]:
+        """The allclose-only keys: accumulation_dtype, no_float64 (a reason) and insensitive (check workload name ->
+        reason), validated."""
+        present = _ALLCLOSE_KEYS & raw.keys()
+        if present and raw["kind"] != "allclose":
+            raise self.fail(f"{', '.join(sorted(present))} apply to allclose contracts only")
+        accumulation = raw.get("accumulation_dtype", "float32")
+        if accumulation not in ACCUMULATION_DTYPES:
+            raise self.fail(f"accumulation_dtype must be one of {', '.join(ACCUMULATION_DTYPES)}, not {accumulation!r}")
+        reason = raw.get("no_float64", "")
+        if not isinstance(reason, str) or ("no_float64" in raw and not reason.strip()):
+            raise self.fail("no_float64 must say why the reference has no float64 path (a non-empty string)")
+        insensitive = raw.get("insensitive", {})
+        checks = {w.name for w in workloads if w.role == "check"}
+        if not isinstance(insensitive, dict) or not all(
+            isinstance(why, str) and why.strip() for why in insensitive.values()
+        ):
+            raise self.fail("insensitive must map check workload names to the reason each is exempt")
+        if set(insensitive) - checks:
+            raise self.fail(f"insensitive names {', '.join(sorted(set(insensitive) - checks))}, not check workloads")
+        return {"accumulation_dtype": accumulation, "no_float64": reason,
+                "insensitive": MappingProxyType(dict(insensitive))}
 
 
 def _bound_names(node: ast.stmt) -> set[str]:
