@@ -9,8 +9,8 @@ fuses and keeps float32 intermediates), the eager reference and its float64 trut
 workload and output, the worst over the seeds of:
 - `ratio`: the candidate's normwise error against the truth over the eager reference's (inf where eager is exact);
 - `eager_u`, `cand_u`: the two normwise errors ||x - truth|| / ||truth|| in units of the output dtype's u;
-- `norm_need`: the normwise floor's `a + s sqrt(n)` this candidate needs, in units of u_acc, given k;
-- `elem_need`: each element's `A + S sqrt(n)` it needs, in units of u_acc, given the ulps and K E terms;
+- `norm_need`: the normwise floor's `a + b sqrt(n)` this candidate needs, in units of u_acc, given k;
+- `elem_need`: each element's `A + B sqrt(n)` it needs, in units of u_acc, given the ulps and K s E terms;
 - `bound`: the worst element's error in units of its bound under the current rule (below 1 passes).
 Rows whose candidate fails the rule are marked FAIL; the last lines give the worst of each column. Only torch,
 triton, numpy, the standard library and kbx (from the source tree) are imported. It runs solutions in-process:
@@ -32,13 +32,20 @@ from typing import Any
 
 import torch
 
-from kbx.evaluation.trusted.against_truth import CHUNK, Basis, basis, element_bound, judge_output
-from kbx.tasks.accuracy import Allowance
-from kbx.tasks.inputs import dtype_name, torch_dtype
+from kbx.evaluation.trusted.against_truth import (
+    CHUNK,
+    Basis,
+    element_bound,
+    envelope_scale,
+    judge_output,
+    normwise_error,
+)
+from kbx.evaluation.trusted.bases import truth_bases
+from kbx.tasks.accuracy import RULE, Allowance, Rule
+from kbx.tasks.inputs import dtype_name
 from kbx.tasks.module import TaskCode, import_task
 from kbx.tasks.registry import load_suite, select
 from kbx.tasks.spec import Task, Workload
-from kbx.tasks.truth import float64_reference
 
 
 def _outputs(value: Any) -> list[Any]:
@@ -61,11 +68,15 @@ def needs(out: torch.Tensor, base: Basis, allowance: Allowance) -> dict[str, flo
                                                                    element_accumulation=0.0))
     element = 0.0
     sq = 0.0
+    scale = envelope_scale(normwise_error(out, base), base, allowance.rule)
     flat_o, flat_t, flat_e = out.reshape(-1), base.truth.reshape(-1), base.eager.reshape(-1)
+    flat_p = base.backward.reshape(-1) if base.backward is not None else None
     for start in range(0, flat_t.numel(), CHUNK):
         o, t, e = (x[start : start + CHUNK].double() for x in (flat_o, flat_t, flat_e))
+        backward = flat_p[start : start + CHUNK] if flat_p is not None else None
         judged = torch.isfinite(o) & torch.isfinite(t) & torch.isfinite(e)
-        excess = ((o - t).abs() - element_bound(t.abs().nan_to_num(0.0, 0.0, 0.0), base.envelope, rest))
+        magnitude = t.abs().nan_to_num(0.0, 0.0, 0.0)
+        excess = (o - t).abs() - element_bound(magnitude, base.envelope, rest, scale, backward)
         excess = excess.masked_fill(~judged, 0.0).clamp_min(0.0)
         if bool((excess > 0).any()):
             element = max(element, float((excess / (allowance.accumulation * t.abs())).max()))
@@ -78,15 +89,13 @@ def needs(out: torch.Tensor, base: Basis, allowance: Allowance) -> dict[str, flo
 
 
 def measure(code: TaskCode, candidates: dict[str, Any], workload: Workload, dtype: str, seed: int,
-            device: str) -> list[dict[str, Any]]:
+            device: str, rule: Rule) -> list[dict[str, Any]]:
     """One case: every candidate's numbers for every floating-point output."""
     generator = torch.Generator(device=device).manual_seed(seed)
     inputs = code.make_inputs(workload, dtype, generator)
     with torch.no_grad():
         eager = _outputs(code.reference(**inputs))
-    truth = _outputs(float64_reference(code.reference, inputs, torch_dtype(dtype)))
-    bases = [basis(e, t) for e, t in zip(eager, truth, strict=True)]
-    del truth
+    bases = truth_bases(code.reference, inputs, eager, dtype, code.task.contract, workload, rule)
     rows = []
     for name, fn in candidates.items():
         with torch.no_grad():
@@ -94,7 +103,8 @@ def measure(code: TaskCode, candidates: dict[str, Any], workload: Workload, dtyp
         for index, (out, base) in enumerate(zip(got, bases)):
             if not base.eager.is_floating_point():
                 continue
-            allowance = code.task.contract.allowance(dtype_name(base.eager.dtype), workload)
+            allowance = dataclasses.replace(code.task.contract.allowance(dtype_name(base.eager.dtype), workload),
+                                            rule=rule)
             verdict = judge_output(out.to(base.eager.device), base, allowance)
             ratio = (verdict.truth_error or 0.0) / verdict.eager_error if verdict.eager_error else math.inf
             rows.append({"task": code.task.name, "candidate": name, "dtype": dtype, "workload": workload.name,
@@ -133,7 +143,7 @@ def run_task(task: Task, args: argparse.Namespace, sink: Any) -> list[dict[str, 
         for dtype in task.dtypes:
             start = time.perf_counter()
             rows = [r for seed in range(1, args.seeds + 1)
-                    for r in measure(code, candidates, workload, dtype, seed, args.device)]
+                    for r in measure(code, candidates, workload, dtype, seed, args.device, args.rule)]
             for r in rows:
                 sink.write(json.dumps(r) + "\n")
             keys = sorted({(r["candidate"], r["output"]) for r in rows})
@@ -161,7 +171,11 @@ def main() -> int:
     parser.add_argument("--tasks", nargs="*", default=[])
     parser.add_argument("--compiled", action="store_true", help="also measure torch.compile(reference)")
     parser.add_argument("--out", default="calibration.jsonl", help="one JSON line per case and output")
+    parser.add_argument("--set", nargs="*", default=[], metavar="NAME=VALUE",
+                        help="rule constants other than kbx.tasks.accuracy.RULE's, e.g. element_factor=2")
     args = parser.parse_args()
+    args.rule = dataclasses.replace(RULE, **{k: type(getattr(RULE, k))(v) for k, v in
+                                             (item.split("=", 1) for item in args.set)})
     if args.device == "cpu":
         os.environ.setdefault("TRITON_INTERPRET", "1")
         from kbx.evaluation.candidate.interpreter import install_interpreter_shims

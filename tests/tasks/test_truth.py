@@ -28,3 +28,28 @@ def test_integer_inputs_stay_and_the_case_dtype_is_known_inside_the_run():
     (out,) = [float64_reference(reference, {"input": x, "index": index}, torch.float16)]
     assert out.dtype == torch.float64 and seen == [(torch.float16, torch.int64)]
     assert task_dtype(x) == torch.float16 and task_dtype(x.double()) == torch.float64  # outside a run: its own
+
+
+def test_a_rounding_the_definition_makes_is_kept_in_the_truth():
+    from kbx.tasks.truth import stored
+
+    def reference(input, residual):
+        h = stored(input + residual)  # the updated residual, rounded to the dtype by definition
+        return h * 3, (input + residual) * 3
+
+    x, r = torch.tensor([1.0], dtype=torch.bfloat16), torch.tensor([2.0**-9], dtype=torch.bfloat16)
+    kept, widened = float64_reference(reference, {"input": x, "residual": r}, torch.bfloat16)
+    assert kept.item() == 3.0 and widened.item() == 3 * (1 + 2.0**-9)
+    assert stored(x + r).dtype == torch.bfloat16  # outside a truth run: the tensor itself
+
+
+def test_perturbed_inputs_move_every_float_element_by_delta_of_itself_and_nothing_else():
+    from kbx.tasks.truth import perturbed
+
+    x, index = torch.randn(1000), torch.arange(3)
+    moved = perturbed({"input": x, "index": index, "eps": 1e-5}, 1e-3, seed=7)
+    ratio = moved["input"] / x.double()
+    assert moved["input"].dtype == torch.float64 and torch.allclose((ratio - 1).abs(), torch.tensor(1e-3).double())
+    assert 300 < int((ratio > 1).sum()) < 700  # up or down at random
+    assert moved["index"] is index and moved["eps"] == 1e-5
+    assert torch.equal(perturbed({"input": x}, 1e-3, seed=7)["input"], moved["input"])  # drawn from the seed

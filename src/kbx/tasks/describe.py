@@ -45,7 +45,7 @@ def contract_lines(task: Task) -> list[str]:
     if c.against_truth:
         lines += rule_lines(c.accumulation_dtype, c.tf32, c.reduction_length, task.dtypes)
     elif c.kind == "allclose":
-        lines.append(f"judged against the reference at the task dtype (no float64 path: {c.no_float64})")
+        lines.append(f"judged against the reference at the task dtype, not a float64 truth: {c.against_reference}")
         lines += [f"{dtype}: atol={tol.atol:g} rtol={tol.rtol:g}" for dtype, tol in c.tolerances.items()]
         if c.reduction_length:
             lines.append(f"atol widened by sqrt({c.reduction_length})")

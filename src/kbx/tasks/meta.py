@@ -39,8 +39,8 @@ from kbx.tasks.spec import (
 _TASK_KEYS = {"name", "category", "level", "signature", "dtypes", "contract", "workloads"}
 _OPTIONAL_TASK_KEYS = {"forbidden", "input_ranges", "perturb"}
 _CONTRACT_KEYS = {"kind", "tolerance", "reduction_length", "tf32", "bound", "second_opinion", "accumulation_dtype",
-                  "no_float64", "insensitive"}
-_ALLCLOSE_KEYS = {"accumulation_dtype", "no_float64", "insensitive"}
+                  "against_reference", "insensitive", "perturbed_truth"}
+_ALLCLOSE_KEYS = {"accumulation_dtype", "against_reference", "insensitive", "perturbed_truth"}
 """Contract keys only an `allclose` contract may hold (the float64 truth rule and its exceptions)."""
 _WORKLOAD_KEYS = {"name", "role", "params"}
 _MAKE_INPUTS_PARAMS = ("workload", "dtype", "generator")
@@ -328,27 +328,35 @@ class _Reader:
         )
 
     def _truth_fields(self, raw: dict[str, Any], workloads: tuple[Workload, ...]) -> dict[str, Any]:
-        """The allclose-only keys: accumulation_dtype, no_float64 (a reason) and insensitive (check workload name ->
-        reason), validated."""
+        """The allclose-only keys: accumulation_dtype, against_reference (a reason) and insensitive (check workload
+        name -> reason), validated."""
         present = _ALLCLOSE_KEYS & raw.keys()
         if present and raw["kind"] != "allclose":
             raise self.fail(f"{', '.join(sorted(present))} apply to allclose contracts only")
         accumulation = raw.get("accumulation_dtype", "float32")
         if accumulation not in ACCUMULATION_DTYPES:
             raise self.fail(f"accumulation_dtype must be one of {', '.join(ACCUMULATION_DTYPES)}, not {accumulation!r}")
-        reason = raw.get("no_float64", "")
-        if not isinstance(reason, str) or ("no_float64" in raw and not reason.strip()):
-            raise self.fail("no_float64 must say why the reference has no float64 path (a non-empty string)")
-        insensitive = raw.get("insensitive", {})
-        checks = {w.name for w in workloads if w.role == "check"}
-        if not isinstance(insensitive, dict) or not all(
-            isinstance(why, str) and why.strip() for why in insensitive.values()
-        ):
-            raise self.fail("insensitive must map check workload names to the reason each is exempt")
-        if set(insensitive) - checks:
-            raise self.fail(f"insensitive names {', '.join(sorted(set(insensitive) - checks))}, not check workloads")
-        return {"accumulation_dtype": accumulation, "no_float64": reason,
-                "insensitive": MappingProxyType(dict(insensitive))}
+        reason = raw.get("against_reference", "")
+        if not isinstance(reason, str) or ("against_reference" in raw and not reason.strip()):
+            raise self.fail("against_reference must say why outputs are judged against the reference rather than the "
+                            "float64 truth (a non-empty string)")
+        perturbed = raw.get("perturbed_truth", True)
+        if not isinstance(perturbed, bool):
+            raise self.fail("perturbed_truth must be true or false")
+        return {"accumulation_dtype": accumulation, "against_reference": reason, "perturbed_truth": perturbed,
+                "insensitive": self._insensitive(raw.get("insensitive"), workloads)}
+
+    def _insensitive(self, raw: object, workloads: tuple[Workload, ...]) -> Mapping[str, str]:
+        """`{"workloads": [check workload names], "reason": "..."}` as workload name -> reason."""
+        if raw is None:
+            return MappingProxyType({})
+        if not (isinstance(raw, dict) and raw.keys() == {"workloads", "reason"} and isinstance(raw["reason"], str)
+                and raw["reason"].strip() and isinstance(raw["workloads"], list) and raw["workloads"]):
+            raise self.fail('insensitive must be {"workloads": [check workload names], "reason": "why"}')
+        unknown = set(raw["workloads"]) - {w.name for w in workloads if w.role == "check"}
+        if unknown:
+            raise self.fail(f"insensitive names {', '.join(sorted(map(str, unknown)))}, not check workloads")
+        return MappingProxyType({name: raw["reason"] for name in raw["workloads"]})
 
 
 def _bound_names(node: ast.stmt) -> set[str]:

@@ -134,17 +134,22 @@ class Contract:
     accumulation_dtype: str = "float32"
     """For `allclose`: the dtype honest kernels accumulate in (one of `kbx.tasks.accuracy.ACCUMULATION_DTYPES`); its
     unit roundoff, scaled by the accumulation length (`reduction_length`), sizes the rule's allowance."""
-    no_float64: str = ""
-    """For `allclose`: why the reference has no float64 path, when it has none (then outputs are judged against the
-    reference with `tolerances`); empty when they are judged against the float64 truth (`kbx.tasks.accuracy`)."""
+    against_reference: str = ""
+    """For `allclose`: why outputs are judged against the reference with `tolerances` rather than against the
+    float64 truth (`kbx.tasks.accuracy`): the reference has no float64 path, or the contract allows a precision the
+    reference does not use (TF32); empty for the truth rule."""
+    perturbed_truth: bool = True
+    """For `allclose`: whether each element may carry c times the truth's response to perturbed inputs (P in
+    `kbx.tasks.accuracy`); False for an operation with steps (a rounding mode, a comparison), where a perturbation
+    crossing a step moves an element by a whole step."""
     insensitive: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
-    """Check workloads on which more than 1 % of the output elements would pass with a 50 % error, each with the
-    reason that is so (the suite's sensitivity test names every other workload that does)."""
+    """Check workload name -> why more than 1 % of its output elements would pass with a 50 % error (written in
+    TASK as `{"workloads": [...], "reason": "..."}`; the suite's sensitivity test fails on any other)."""
 
     @property
     def against_truth(self) -> bool:
         """Whether floating-point outputs are judged against the float64 truth (`kbx.tasks.accuracy`)."""
-        return self.kind == "allclose" and not self.no_float64
+        return self.kind == "allclose" and not self.against_reference
 
     def allowance(self, output_dtype: str, workload: Workload) -> Allowance:
         """The truth rule's numbers for an output of `output_dtype` in one workload."""

@@ -4,7 +4,9 @@ A reference often computes in float32 on purpose (`x.float()`, `sum(dtype=torch.
 `dtype=`), to be accurate at the task dtype; run for the truth, every such floating-point dtype is widened to
 float64 (`Widened`), so the truth is the operation computed in float64 throughout, not the reference's float32
 steps again. A reference whose meaning depends on its dtype (PyTorch's default `eps` of `rms_norm` is the input
-dtype's machine epsilon) reads that dtype with `task_dtype`, which names the case's dtype during a truth run.
+dtype's machine epsilon) reads that dtype with `task_dtype`, which names the case's dtype during a truth run; one
+whose definition rounds an intermediate to the task dtype (a fused add and norm returns the rounded sum and
+normalises that) marks it with `stored`.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 _CASE_DTYPE: contextvars.ContextVar[torch.dtype | None] = contextvars.ContextVar("kbx_case_dtype", default=None)
+_AS_WRITTEN: contextvars.ContextVar[bool] = contextvars.ContextVar("kbx_as_written", default=False)
+"""Set while `stored` rounds: `Widened` lets that one cast through as written."""
 
 _NARROW = (torch.float32, torch.float16, torch.bfloat16)
 _TO_DOUBLE = (torch.Tensor.float, torch.Tensor.half, torch.Tensor.bfloat16)
@@ -25,6 +29,20 @@ def task_dtype(tensor: torch.Tensor) -> torch.dtype:
     """The dtype `tensor` has in the task: its own, except during a truth run, where inputs are float64 copies."""
     case = _CASE_DTYPE.get()
     return case if case is not None and tensor.dtype == torch.float64 else tensor.dtype
+
+
+def stored(tensor: torch.Tensor) -> torch.Tensor:
+    """`tensor` as the definition stores it: a reference marks with this an intermediate that the operation rounds
+    to the task dtype by definition (one it also returns, say: the updated residual of a fused add and norm). Outside
+    a truth run it is `tensor` itself; in one, the float64 value rounded to the case's dtype and widened again."""
+    case = _CASE_DTYPE.get()
+    if case is None or tensor.dtype != torch.float64:
+        return tensor
+    token = _AS_WRITTEN.set(True)
+    try:
+        return tensor.to(case).double()
+    finally:
+        _AS_WRITTEN.reset(token)
 
 
 def _widen(value: Any) -> Any:
@@ -40,6 +58,8 @@ class Widened(TorchFunctionMode):
     `.bfloat16()` become `.double()`."""
 
     def __torch_function__(self, func: Any, types: Any, args: tuple[Any, ...] = (), kwargs: Any = None) -> Any:
+        if _AS_WRITTEN.get():
+            return func(*args, **(kwargs or {}))
         if func in _TO_DOUBLE:
             return args[0].double()
         kwargs = {key: _widen(value) for key, value in (kwargs or {}).items()}
@@ -49,6 +69,20 @@ class Widened(TorchFunctionMode):
 def float64_inputs(inputs: dict[str, Any]) -> dict[str, Any]:
     """The inputs with every floating-point tensor copied to float64 (others as they are)."""
     return {k: v.double() if isinstance(v, torch.Tensor) and v.is_floating_point() else v for k, v in inputs.items()}
+
+
+def perturbed(inputs: dict[str, Any], delta: float, seed: int) -> dict[str, Any]:
+    """Float64 copies of the inputs with every floating-point element moved by `delta` of itself, up or down at
+    random (signs drawn from `seed`), for the truth's response to perturbed inputs; other inputs as they are."""
+    moved = {}
+    for name, value in inputs.items():
+        if isinstance(value, torch.Tensor) and value.is_floating_point():
+            generator = torch.Generator(device=value.device).manual_seed(seed)
+            signs = torch.randint(0, 2, value.shape, generator=generator, device=value.device).double() * 2 - 1
+            value = value.double() * (1 + delta * signs)
+            seed += 1
+        moved[name] = value
+    return moved
 
 
 def float64_reference(reference: Any, inputs: dict[str, Any], dtype: torch.dtype) -> Any:

@@ -40,7 +40,7 @@ def test_perturbed_case_is_judged_on_its_own_sizes(tmp_path):
 
 
 def test_an_allclose_case_is_judged_against_the_float64_truth_computed_once_and_cached(tmp_path, monkeypatch):
-    from kbx.tasks import truth
+    from kbx.evaluation.trusted import bases
 
     gelu = read_task(default_suite_root() / "Activation" / "gelu")
     case = next(c for c in plan_cases(gelu, "cpu", 5) if c.workload == "check_tail" and c.dtype == "bfloat16")
@@ -48,8 +48,8 @@ def test_an_allclose_case_is_judged_against_the_float64_truth_computed_once_and_
     generator = torch.Generator().manual_seed(case.seed)
     inputs = import_task(gelu).make_inputs(workload_of(gelu, sent), case.dtype, generator)
     runs = []
-    real = truth.float64_reference
-    monkeypatch.setattr(truth, "float64_reference", lambda *a: runs.append(1) or real(*a))
+    real = bases.float64_reference
+    monkeypatch.setattr(bases, "float64_reference", lambda *a: runs.append(1) or real(*a))
     state = _State("cpu")
     exact = torch.nn.functional.gelu(inputs["input"].double()).to(torch.bfloat16)
     for output, status in [(exact, "PASSED"), (exact * 1.25, "MISMATCH")]:
@@ -57,7 +57,8 @@ def test_an_allclose_case_is_judged_against_the_float64_truth_computed_once_and_
         (result,) = state.check(str(gelu.path), str(tmp_path), [sent])
         (comparison,) = result["comparisons"]
         assert comparison["status"] == status and comparison["against"] == "float64"
-    assert len(runs) == 1 and state._cached_bytes == 2 * exact.numel() + 4 * exact.numel() + 8 * 2100
+    # one truth and two perturbed runs, once: eager bf16, truth and P in float32, the envelope
+    assert len(runs) == 3 and state._cached_bytes == (2 + 4 + 4) * exact.numel() + 8 * 2100
 
 
 def test_each_slot_compiles_its_own_reference_past_dynamos_recompile_limit():

@@ -32,7 +32,9 @@ class TimingRequests:
     def _free_cached(self) -> None:
         raise NotImplementedError
 
-    def _bases(self, code: Any, inputs: dict[str, Any], outputs: list[Any], dtype: str) -> list[Any] | None:
+    def _bases(
+        self, code: Any, inputs: dict[str, Any], outputs: list[Any], dtype: str, workload: Any
+    ) -> list[Any] | None:
         raise NotImplementedError
 
     def peaks(self) -> dict[str, Any]:
@@ -75,10 +77,11 @@ class TimingRequests:
                 with torch.no_grad():
                     compiled = output_items(self._compiled(code, slot["case"])(**inputs))
                 checked = inputs if code.task.contract.kind in TASK_CHECKED else None
-                bases = (self._bases(code, inputs, output_items(eager), slot["case"]["dtype"])
+                workload = workload_of(code.task, slot["case"])
+                bases = (self._bases(code, inputs, output_items(eager), slot["case"]["dtype"], workload)
                          if code.task.contract.against_truth else None)
                 verdicts = judge(compiled, output_items(eager), checked, code, code.task.contract,
-                                 slot["case"]["dtype"], workload_of(code.task, slot["case"]), bases)
+                                 slot["case"]["dtype"], workload, bases)
                 failed = next((c for c in verdicts if c.status.value != "PASSED"), None)
                 if failed is not None:
                     result["compile_differs"] = f"{failed.status.value}: {failed.message}"[:400]

@@ -315,7 +315,8 @@ class _State(TimingRequests):
         where = f"{case['workload']}/{case['dtype']}"
         inputs = self._inputs(code, case, workload)
         outputs = output_items(self._eager_outputs(code, inputs, where))
-        bases = self._bases(code, inputs, outputs, case["dtype"]) if code.task.contract.against_truth else None
+        bases = (self._bases(code, inputs, outputs, case["dtype"], workload) if code.task.contract.against_truth
+                 else None)
         del inputs
         self._references[key] = (outputs, bases)
         self._cached_bytes += _entry_bytes(outputs, bases)
@@ -324,24 +325,22 @@ class _State(TimingRequests):
             self._cached_bytes -= _entry_bytes(*old)
         return outputs, bases
 
-    def _bases(self, code: Any, inputs: dict[str, Any], outputs: list[Any], dtype: str) -> list[Any] | None:
-        """Each output's basis (`kbx.evaluation.trusted.against_truth`) from the reference run in float64 on
-        `inputs`; None when that run fails or returns something else than `outputs` in float64 (the contract's
-        tolerances against the reference then judge, and the comparisons say `against: reference`)."""
+    def _bases(
+        self, code: Any, inputs: dict[str, Any], outputs: list[Any], dtype: str, workload: Workload
+    ) -> list[Any] | None:
+        """Each output's basis (`kbx.evaluation.trusted.bases`); None when the reference has no float64 path on
+        these inputs (the contract's tolerances against the reference then judge, and the comparisons say
+        `against: reference`)."""
         import torch
 
-        from kbx.evaluation.outputs import output_items
-        from kbx.evaluation.trusted.against_truth import basis
-        from kbx.tasks.inputs import torch_dtype
-        from kbx.tasks.truth import float64_reference
+        from kbx.evaluation.trusted.bases import truth_bases
 
         if not all(isinstance(out, torch.Tensor) for out in outputs):
             return None
         try:
-            truth = output_items(float64_reference(code.reference, inputs, torch_dtype(dtype)))
-            return [basis(out, gold) for out, gold in zip(outputs, truth, strict=True)]
+            return truth_bases(code.reference, inputs, outputs, dtype, code.task.contract, workload)
         except (ValueError, TypeError, RuntimeError, NotImplementedError):
-            return None  # no float64 path for these inputs (the suite's tasks all have one: tests/suite)
+            return None  # the suite's tasks all have one on their check workloads (tests/suite/test_sensitivity)
         finally:
             if self.device == "cuda":
                 torch.cuda.empty_cache()

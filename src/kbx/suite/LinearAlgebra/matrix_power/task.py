@@ -37,7 +37,17 @@ TASK = {
     "dtypes": ["float32", "float16", "bfloat16"],
     "forbidden": ["matrix_power", "matrix_exp", "matmul", "mm", "bmm", "baddbmm", "addmm", "addbmm", "einsum",
                   "tensordot", "linear", "chain_matmul", "multi_dot", "inner", "dot", "eig", "svd", "@"],
-    "contract": {"kind": "allclose", "tf32": False,
+    "contract": {
+        "kind": "allclose",
+        "insensitive": {
+            "workloads": ["check_cube_3", "check_13_64", "check_even_strided"],
+            "reason": (
+                "the reference rounds every intermediate power to the dtype (log2(n) products in a row), as any "
+                "kernel that stores them does: the errors compound to more than half of the smallest outputs (up "
+                "to 11 % of elements in bf16, 2 % in fp16)"
+            ),
+        },
+        "tf32": False,
                  "tolerance": {"float16": [6e-3, 6e-3], "bfloat16": [5e-2, 5e-2]}},
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [3, 16, 16], "n": 5}},
