@@ -1,7 +1,9 @@
 """Compare candidate outputs with reference outputs under a task's numerical contract (DESIGN §2).
 
 This is the one comparison module. It runs only in the trusted worker; candidate code never sees it.
-Values are compared in float64, chunk by chunk, so memory stays bounded whatever the output size.
+Values are compared in float64, chunk by chunk, so memory stays bounded whatever the output size. Floating-point
+outputs of an `allclose` contract are judged against the float64 truth by `kbx.evaluation.trusted.against_truth`,
+given their bases; everything else (and an allclose contract whose truth is missing) is judged here.
 A mismatch report says how many elements differ, where the first ones are, and the worst errors.
 """
 
