@@ -154,13 +154,17 @@ def run_task(task: Task, args: argparse.Namespace, sink: Any) -> list[dict[str, 
 
 
 def summary(folded: list[dict[str, Any]]) -> None:
-    """The worst of each number over every row, per output dtype class, and the failing rows."""
+    """The worst of each number over every row, per task dtype and overall, and how many rows fail."""
     print(f"# {len(folded)} rows; {sum(r['status'] != 'PASSED' for r in folded)} fail the rule")
-    for key in ("ratio", "bound", "norm_need", "elem_need"):
-        finite = [r for r in folded if math.isfinite(r[key])]
-        if finite:
-            top = max(finite, key=lambda r: r[key])
-            print(f"# worst {key}: {top[key]:.3g} ({top['task']} {top['candidate']} {top['dtype']} {top['workload']})")
+    for dtype in sorted({r["dtype"] for r in folded}) + ["all"]:
+        rows = [r for r in folded if dtype in ("all", r["dtype"])]
+        parts = []
+        for key in ("ratio", "bound", "norm_need", "elem_need"):
+            finite = [r for r in rows if math.isfinite(r[key])]
+            if finite:
+                top = max(finite, key=lambda r: r[key])
+                parts.append(f"{key} {top[key]:.3g} ({top['task']} {top['workload']})")
+        print(f"# {dtype:8s} {len(rows):5d} rows, worst: " + "; ".join(parts))
 
 
 def main() -> int:

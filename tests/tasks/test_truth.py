@@ -53,3 +53,16 @@ def test_perturbed_inputs_move_every_float_element_by_delta_of_itself_and_nothin
     assert 300 < int((ratio > 1).sum()) < 700  # up or down at random
     assert moved["index"] is index and moved["eps"] == 1e-5
     assert torch.equal(perturbed({"input": x}, 1e-3, seed=7)["input"], moved["input"])  # drawn from the seed
+
+
+def test_any_two_inputs_move_together_in_one_run_and_apart_in_another():
+    from kbx.tasks.truth import flip_patterns
+
+    for count in range(2, 9):
+        patterns = flip_patterns(count)
+        assert len(patterns) == 1 + (count - 1).bit_length()
+        for i in range(count):
+            for j in range(i):
+                relative = {(flips >> i & 1) ^ (flips >> j & 1) for _, flips in patterns}
+                assert relative == {0, 1}, (count, i, j)
+    assert len({offset for offset, _ in flip_patterns(1)}) == 2  # one input: two independent draws

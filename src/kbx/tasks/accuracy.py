@@ -60,7 +60,7 @@ class Rule:
     element_reach: int = 4
     """E(m) covers the elements of m's binade and of this many binades below (down to m/16)."""
     element_sample: int = 64
-    """E(m) covers at least this many of the smallest elements (a sixteenth of them in outputs under 1024), so an
+    """E(m) covers at least this many of the smallest elements (a quarter of them in outputs under 256), so an
     element of a sparse lowest binade (where a sum cancels) is not held to the reference's luck on one or two."""
     element_arithmetic: float = 1024.0
     """A: each element's allowance for arithmetic and function approximations, in units of u_acc."""
@@ -70,8 +70,9 @@ class Rule:
     """c: how many times the truth's response to perturbed inputs an element may be off by."""
     backward_arithmetic: float = 8.0
     """The perturbation: every floating-point input element moved by u_acc (this + backward_accumulation
-    sqrt(n)) of itself, up or down at random (twice, the larger response kept): what a backward-stable kernel at
-    u_acc may do, so ill-conditioned elements (cos near its zeros, sums that cancel) get the slack it needs."""
+    sqrt(n)) of itself, up or down at random (in a few runs that move any two inputs together once and apart once,
+    the largest response kept): what a backward-stable kernel at u_acc may do, so ill-conditioned elements (a sum
+    that cancels, x * scale + shift near 0) get the slack it needs."""
     backward_accumulation: float = 2.0
     """The perturbation's growth per sqrt(accumulation length), in units of u_acc."""
 

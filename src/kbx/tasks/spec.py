@@ -141,7 +141,8 @@ class Contract:
     perturbed_truth: bool = True
     """For `allclose`: whether each element may carry c times the truth's response to perturbed inputs (P in
     `kbx.tasks.accuracy`); False for an operation with steps (a rounding mode, a comparison), where a perturbation
-    crossing a step moves an element by a whole step."""
+    crossing a step moves an element by a whole step, or one that ignores a shift of its inputs fed inputs offset far
+    from 0 (log_softmax), where moving each input by a few ulps of itself overstates what an honest kernel loses."""
     insensitive: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     """Check workload name -> why more than 1 % of its output elements would pass with a 50 % error (written in
     TASK as `{"workloads": [...], "reason": "..."}`; the suite's sensitivity test fails on any other)."""

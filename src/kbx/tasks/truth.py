@@ -71,18 +71,31 @@ def float64_inputs(inputs: dict[str, Any]) -> dict[str, Any]:
     return {k: v.double() if isinstance(v, torch.Tensor) and v.is_floating_point() else v for k, v in inputs.items()}
 
 
-def perturbed(inputs: dict[str, Any], delta: float, seed: int) -> dict[str, Any]:
+def perturbed(inputs: dict[str, Any], delta: float, seed: int, flips: int = 0) -> dict[str, Any]:
     """Float64 copies of the inputs with every floating-point element moved by `delta` of itself, up or down at
-    random (signs drawn from `seed`), for the truth's response to perturbed inputs; other inputs as they are."""
+    random (the j-th floating-point input's signs drawn from `seed + j`, then all flipped where bit j of `flips` is
+    set), for the truth's response to perturbed inputs; other inputs as they are."""
     moved = {}
+    index = 0
     for name, value in inputs.items():
         if isinstance(value, torch.Tensor) and value.is_floating_point():
-            generator = torch.Generator(device=value.device).manual_seed(seed)
+            generator = torch.Generator(device=value.device).manual_seed(seed + index)
             signs = torch.randint(0, 2, value.shape, generator=generator, device=value.device).double() * 2 - 1
-            value = value.double() * (1 + delta * signs)
-            seed += 1
+            value = value.double() * (1 + delta * signs * (-1.0 if flips >> index & 1 else 1.0))
+            index += 1
         moved[name] = value
     return moved
+
+
+def flip_patterns(count: int) -> list[tuple[int, int]]:
+    """(seed offset, flips) of the perturbed runs for `count` floating-point inputs: the signs as drawn, then once
+    per bit of the inputs' indices every input whose index has that bit flipped, so every two inputs are moved the
+    same way in one run and opposite ways in another (a cancellation between them shows in one of the two); a
+    second draw for a single input."""
+    if count <= 1:
+        return [(0, 0), (1 << 16, 0)]
+    flips = [sum(1 << j for j in range(count) if j >> bit & 1) for bit in range((count - 1).bit_length())]
+    return [(0, 0)] + [(0, f) for f in flips]
 
 
 def float64_reference(reference: Any, inputs: dict[str, Any], dtype: torch.dtype) -> Any:

@@ -103,10 +103,10 @@ def with_backward(base: Basis, moved: torch.Tensor) -> Basis:
 def envelope(worst: torch.Tensor, counts: torch.Tensor, rule: Rule) -> torch.Tensor:
     """E per bin from the eager reference's largest error (`worst`) and element count (`counts`) per bin: the largest
     error on the elements of that bin and the `element_reach` bins below it, where those hold at least
-    `element_sample` elements (a sixteenth of them all in an output under 1024); elsewhere (the sparse ends) on
+    `element_sample` elements (a quarter of them all in an output under 256); elsewhere (the sparse ends) on
     every element of that bin or a lower one, and never over fewer than that many of the smallest (the lowest
     binades of a cancelling sum hold one element or two)."""
-    sample = max(min(rule.element_sample, int(counts.sum()) // 16), 1)
+    sample = max(min(rule.element_sample, int(counts.sum()) // 4), 1)
     carried = torch.cummax(worst, 0).values
     enough = torch.cumsum(counts, 0) >= sample
     lowest = int(torch.nonzero(enough)[0]) if bool(enough.any()) else BINS - 1

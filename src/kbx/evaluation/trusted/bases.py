@@ -1,8 +1,9 @@
 """The bases a case's outputs are judged against (`kbx.evaluation.trusted.against_truth`), computed once per case.
 
-The reference runs three more times, in float64 (`kbx.tasks.truth`): on the case's inputs, for the truth, and on
-two perturbed copies of them, for each element's response P. One run at a time, its outputs folded in and freed
-before the next, so the peak is one float64 run beside the kept truth.
+The reference runs again in float64 (`kbx.tasks.truth`): on the case's inputs, for the truth, and on perturbed
+copies of them, for each element's response P: 1 + ceil(log2 k) runs for k floating-point inputs (two for one),
+so that any two inputs move together in one run and apart in another. One run at a time, its outputs folded in and
+freed before the next, so the peak is one float64 run beside the kept truth.
 """
 
 from __future__ import annotations
@@ -17,10 +18,10 @@ from kbx.evaluation.trusted.against_truth import Basis, basis, with_backward
 from kbx.tasks.accuracy import RULE, Rule
 from kbx.tasks.inputs import torch_dtype
 from kbx.tasks.spec import Contract, Workload
-from kbx.tasks.truth import float64_reference, perturbed
+from kbx.tasks.truth import flip_patterns, float64_reference, perturbed
 
-PERTURBATION_SEEDS = (0x5EED0, 0x5EED1)
-"""The perturbed runs' sign patterns: fixed, so a case's basis is a function of the case."""
+PERTURBATION_SEED = 0x5EED0
+"""The perturbed runs' signs are drawn from it: fixed, so a case's basis is a function of the case."""
 
 
 def truth_bases(reference: Any, inputs: dict[str, Any], eager: list[Any], dtype: str, contract: Contract,
@@ -38,8 +39,10 @@ def truth_bases(reference: Any, inputs: dict[str, Any], eager: list[Any], dtype:
     bases = [basis(e, t, rule) for e, t in zip(eager, truth)]
     del truth
     delta = replace(contract.allowance("float32", workload), rule=rule).backward_delta
-    for seed in PERTURBATION_SEEDS if rule.backward_factor and contract.perturbed_truth else ():
-        moved = output_items(float64_reference(reference, perturbed(inputs, delta, seed), case_dtype))
+    count = sum(isinstance(v, torch.Tensor) and v.is_floating_point() for v in inputs.values())
+    for offset, flips in flip_patterns(count) if rule.backward_factor and contract.perturbed_truth else ():
+        moved = perturbed(inputs, delta, PERTURBATION_SEED + offset, flips)
+        moved = output_items(float64_reference(reference, moved, case_dtype))
         bases = [with_backward(b, m) if isinstance(m, torch.Tensor) else b for b, m in zip(bases, moved)]
         del moved
     return bases
