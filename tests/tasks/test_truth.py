@@ -66,3 +66,15 @@ def test_any_two_inputs_move_together_in_one_run_and_apart_in_another():
                 relative = {(flips >> i & 1) ^ (flips >> j & 1) for _, flips in patterns}
                 assert relative == {0, 1}, (count, i, j)
     assert len({offset for offset, _ in flip_patterns(1)}) == 2  # one input: two independent draws
+
+
+def test_a_truth_run_notes_the_roundings_its_definition_makes():
+    from kbx.tasks.truth import stored
+
+    x = torch.ones(2, dtype=torch.bfloat16)
+    rounded: list[bool] = []
+    float64_reference(lambda input: stored(input + 1) * 2, {"input": x}, torch.bfloat16, rounded)
+    assert rounded == [True]
+    rounded.clear()
+    float64_reference(lambda input: input * 2, {"input": x}, torch.bfloat16, rounded)
+    assert rounded == []

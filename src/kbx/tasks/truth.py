@@ -20,6 +20,8 @@ from torch.overrides import TorchFunctionMode
 _CASE_DTYPE: contextvars.ContextVar[torch.dtype | None] = contextvars.ContextVar("kbx_case_dtype", default=None)
 _AS_WRITTEN: contextvars.ContextVar[bool] = contextvars.ContextVar("kbx_as_written", default=False)
 """Set while `stored` rounds: `Widened` lets that one cast through as written."""
+_ROUNDED: contextvars.ContextVar[list[bool] | None] = contextvars.ContextVar("kbx_rounded", default=None)
+"""During `float64_reference(..., rounded=...)`, where `stored` notes that it rounded."""
 
 _NARROW = (torch.float32, torch.float16, torch.bfloat16)
 _TO_DOUBLE = (torch.Tensor.float, torch.Tensor.half, torch.Tensor.bfloat16)
@@ -38,6 +40,9 @@ def stored(tensor: torch.Tensor) -> torch.Tensor:
     case = _CASE_DTYPE.get()
     if case is None or tensor.dtype != torch.float64:
         return tensor
+    noted = _ROUNDED.get()
+    if noted is not None:
+        noted.append(True)
     token = _AS_WRITTEN.set(True)
     try:
         return tensor.to(case).double()
@@ -98,12 +103,16 @@ def flip_patterns(count: int) -> list[tuple[int, int]]:
     return [(0, 0)] + [(0, f) for f in flips]
 
 
-def float64_reference(reference: Any, inputs: dict[str, Any], dtype: torch.dtype) -> Any:
+def float64_reference(reference: Any, inputs: dict[str, Any], dtype: torch.dtype,
+                      rounded: list[bool] | None = None) -> Any:
     """`reference` run on float64 copies of `inputs` (of a case in `dtype`) with every floating-point step widened
-    to float64; what it returns. Exceptions propagate: a reference with no float64 path says so in its contract."""
-    token = _CASE_DTYPE.set(dtype)
+    to float64; what it returns. `rounded`, when given, gets an entry for each `stored` rounding the run made (a
+    definition with such steps has no use for perturbed runs). Exceptions propagate: a reference with no float64
+    path says so in its contract."""
+    token, noted = _CASE_DTYPE.set(dtype), _ROUNDED.set(rounded)
     try:
         with torch.no_grad(), Widened():
             return reference(**float64_inputs(inputs))
     finally:
         _CASE_DTYPE.reset(token)
+        _ROUNDED.reset(noted)
