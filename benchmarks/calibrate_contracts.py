@@ -153,6 +153,15 @@ def run_task(task: Task, args: argparse.Namespace, sink: Any) -> list[dict[str, 
     return folded
 
 
+def fold(path: Path) -> list[dict[str, Any]]:
+    """The rows of a --out file folded over seeds, as a run prints them."""
+    rows: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for line in path.read_text().splitlines():
+        r = json.loads(line)
+        rows.setdefault((r["task"], r["candidate"], r["dtype"], r["workload"], r["output"]), []).append(r)
+    return [worst(group) for group in rows.values()]
+
+
 def summary(folded: list[dict[str, Any]]) -> None:
     """The worst of each number over every row, per task dtype and overall, and how many rows fail."""
     print(f"# {len(folded)} rows; {sum(r['status'] != 'PASSED' for r in folded)} fail the rule")
@@ -165,6 +174,11 @@ def summary(folded: list[dict[str, Any]]) -> None:
                 top = max(finite, key=lambda r: r[key])
                 parts.append(f"{key} {top[key]:.3g} ({top['task']} {top['workload']})")
         print(f"# {dtype:8s} {len(rows):5d} rows, worst: " + "; ".join(parts))
+        for key in ("ratio", "bound"):
+            values = sorted(r[key] for r in rows if math.isfinite(r[key]))
+            if values:
+                pick = [values[min(len(values) - 1, int(q * len(values)))] for q in (0.5, 0.9, 0.99)]
+                print(f"#          {key} median {pick[0]:.3g}, 90th {pick[1]:.3g}, 99th {pick[2]:.3g}")
 
 
 def main() -> int:
@@ -177,7 +191,11 @@ def main() -> int:
     parser.add_argument("--out", default="calibration.jsonl", help="one JSON line per case and output")
     parser.add_argument("--set", nargs="*", default=[], metavar="NAME=VALUE",
                         help="rule constants other than kbx.tasks.accuracy.RULE's, e.g. element_factor=2")
+    parser.add_argument("--summarize", metavar="JSONL", help="only summarise the rows of an earlier run's --out")
     args = parser.parse_args()
+    if args.summarize:
+        summary(fold(Path(args.summarize)))
+        return 0
     args.rule = dataclasses.replace(RULE, **{k: type(getattr(RULE, k))(v) for k, v in
                                              (item.split("=", 1) for item in args.set)})
     if args.device == "cpu":

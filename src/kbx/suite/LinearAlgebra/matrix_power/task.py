@@ -71,10 +71,12 @@ def make_inputs(workload, dtype, generator):
     p = workload.params
     shape = p["shape"]
     g = inputs.randn(shape, "float32", generator)
-    q, _ = torch.linalg.qr(g)  # a random orthogonal factor
+    # A random orthogonal factor, from a float64 QR: LAPACK's float32 result depends on its thread count, and the
+    # trusted and candidate workers run with different counts; rounded from float64 both draw the same bits.
+    q, _ = torch.linalg.qr(g.double())
     d = inputs.uniform(shape[:-1], 0.85, 1.05, "float32", generator)
     d = d * inputs.uniform(shape[:-1], -1.0, 1.0, "float32", generator).sign()
-    a = (q * d[..., None, :]).to(inputs.torch_dtype(dtype)).contiguous()  # QR returns column-major factors
+    a = (q * d.double()[..., None, :]).to(inputs.torch_dtype(dtype)).contiguous()  # QR returns column-major factors
     return {"A": inputs.layout(a, p.get("layout", "contiguous")), "n": p["n"]}
 
 
