@@ -5,7 +5,7 @@ reference run on float64 copies of its inputs) and against the eager reference's
 
 - normwise: ||o - t|| <= k ||e - t|| + (u_out + u_acc (a + b sqrt(n))) ||t||, the 2-norm over the elements where
   the reference and the truth are finite;
-- per element: |o - t| <= 2 ulp_out(t) + u_acc (A + B sqrt(n)) |t| + K s E(|t|) + c P + 2^-126, where P is how far
+- per element: |o - t| <= 4 ulp_out(t) + u_acc (A + B sqrt(n)) |t| + K s E(|t|) + c P + 2^-126, where P is how far
   the truth moves when every input element is moved by u_acc (8 + 2 sqrt(n)) of itself at random, E(m) the largest
   error beyond its own rounding to the output dtype that the eager reference makes on an element of m's binade or
   the 4 below it (over at least 64 elements, else over every smaller one), and s = ||o - t|| / ||e - t|| held
@@ -53,8 +53,10 @@ class Rule:
     """a: the normwise floor's allowance for arithmetic and function approximations, in units of u_acc."""
     norm_accumulation: float = 2.0
     """b: the normwise floor's allowance per sqrt(accumulation length), in units of u_acc."""
-    element_ulps: float = 2.0
-    """Ulps of the output dtype every element may be off by (a faithful rounding of the truth passes)."""
+    element_ulps: float = 4.0
+    """Ulps of the output dtype every element may be off by: a faithful rounding of the truth (1), and an
+    intermediate kept in the task dtype before a square or a product, as PyTorch's bf16 ops keep `input - target`
+    (smooth_l1_loss's solution does so, and lands 1.9 ulps from the truth where the CPU's eager is exact)."""
     element_factor: float = 4.0
     """K: how many times the eager reference's worst error on elements of the same size an element may make."""
     element_reach: int = 4
