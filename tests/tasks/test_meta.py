@@ -116,15 +116,13 @@ def test_input_ranges_are_read_and_optional(task_copy):
 
 def test_defaults_kept_are_read_and_optional(task_copy):
     assert read_task(GELU).defaults_kept == {}
-    corrupt(task_copy, '"contract": {"kind": "allclose"},',
-            '"contract": {"kind": "allclose"}, "defaults_kept": {"approximate": "only one form"},')
+    corrupt(task_copy, '"dtypes": [', '"defaults_kept": {"approximate": "only one form"}, "dtypes": [')
     assert read_task(task_copy).defaults_kept == {"approximate": "only one form"}
 
 
 def test_a_baseline_and_an_uncompetitive_one_are_read_and_optional(task_copy):
     assert read_task(GELU).baseline_source == "" and read_task(GELU).uncompetitive_baseline == ""
-    corrupt(task_copy, '"contract": {"kind": "allclose"},',
-            '"contract": {"kind": "allclose"}, "uncompetitive_baseline": "a composition of three kernels",')
+    corrupt(task_copy, '"dtypes": [', '"uncompetitive_baseline": "a composition of three kernels", "dtypes": [')
     corrupt(task_copy, "def make_inputs(",
             "def baseline(input, approximate='none'):\n    return F.gelu(input, approximate=approximate)\n\n\n"
             "def make_inputs(")
