@@ -21,6 +21,7 @@ os.environ.setdefault("TRITON_INTERPRET", "1")
 import torch  # noqa: E402
 
 from kbx.evaluation.candidate.interpreter import install_interpreter_shims  # noqa: E402
+from kbx.evaluation.trusted.bases import truth_bases  # noqa: E402
 from kbx.evaluation.trusted.compare import judge  # noqa: E402
 from kbx.tasks.meta import read_task  # noqa: E402
 from kbx.tasks.module import import_task  # noqa: E402
@@ -57,9 +58,11 @@ def main(folder: str) -> int:
             fn = _load(path, task.name)
             for w, d, s in cases:
                 inputs = code.make_inputs(w, d, torch.Generator().manual_seed(s))
-                ref = _outputs(code.reference(**code.make_inputs(w, d, torch.Generator().manual_seed(s))))
                 fresh = code.make_inputs(w, d, torch.Generator().manual_seed(s))
-                for c in judge(fn(**inputs), ref, fresh, code, task.contract, d, w):
+                ref = _outputs(code.reference(**fresh))
+                truth = task.contract.against_truth
+                bases = truth_bases(code.reference, fresh, ref, d, task.contract, w) if truth else None
+                for c in judge(fn(**inputs), ref, fresh, code, task.contract, d, w, bases):
                     if c.status.value != "PASSED":
                         verdict, worst = c.status.value, f"{w.name}/{d}/seed{s}: {c.message[:200]}"
                         break

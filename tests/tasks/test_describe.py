@@ -16,3 +16,11 @@ def test_the_timed_baseline_is_named_with_its_source_or_why_it_is_uncompetitive(
     assert "the task's own, below\ndef baseline(input, other):" in matmul
     qr = describe(read_task(default_suite_root() / "LinearAlgebra" / "qr"))
     assert "not a competitive implementation: torch.linalg.qr on thousands" in qr
+
+
+def test_an_allclose_contract_renders_the_truth_rule_with_its_accumulation_dtype_and_length():
+    text = describe(read_task(default_suite_root() / "Reduce" / "sum"))
+    assert "judged against a float64 truth" in text
+    assert "accumulation dtype: float32; accumulation length n = the workload's `length`" in text
+    assert "normwise: ||out - truth||_2 <= 4 * ||ref - truth||_2" in text
+    assert "every element: |out - truth| <=" in text and "atol=" not in text

@@ -58,9 +58,8 @@ def test_reads_gelu():
         ('"category": "Activation"', '"category": "Activations"', "is not one of"),
         ('"signature": "(input, approximate=\'none\')"', '"signature": "(input)"', "does not match"),
         ('"dtypes": ["float32", "bfloat16"]', '"dtypes": ["float31"]', "dtype 'float31'"),
-        ('"contract": {"kind": "allclose"}', '"contract": {"kind": "allclose", "tolerance": {"float32": [0, 1e-9]}}',
-         "tighter than one ulp"),
-        ('"contract": {"kind": "allclose"}', '"contract": {"kind": "close"}', "kind is one of"),
+        ('"kind": "allclose",', '"kind": "allclose", "tolerance": {"float32": [0, 1e-9]},', "tighter than one ulp"),
+        ('"kind": "allclose",', '"kind": "close",', "kind is one of"),
         ('"role": "bench"', '"role": "benchmark"', "role 'benchmark'"),
         ('"name": "gelu"', '"name": "gelu2"', "differs from its folder"),
         ("def make_inputs(workload, dtype, generator)", "def make_inputs(workload, dtype)", "make_inputs must take"),
@@ -72,19 +71,23 @@ def test_reads_gelu():
         ('"forbidden": ["gelu",', '"forbidden": [["gelu"],', "forbidden must be a list of operation names"),
         ('"forbidden": ["gelu",', '"forbidden": ["torch.gelu",', "forbidden must be a list of operation names"),
         ('"forbidden": ["gelu",', '"forbidden": ["GELU", "gelu",', "are the same operation"),
-        ('"contract": {"kind": "allclose"},', '"contract": {"kind": "allclose"}, "input_ranges": {"x": [0, 1]},',
-         "'x', which is not a parameter"),
-        ('"contract": {"kind": "allclose"},', '"contract": {"kind": "allclose"}, "input_ranges": {"input": [1, 0]},',
-         "finite low < high"),
-        ('"contract": {"kind": "allclose"},', '"contract": {"kind": "allclose"}, "input_ranges": [0, 1],',
-         "input_ranges must be a dict"),
-        ('"contract": {"kind": "allclose"},', '"contract": {"kind": "allclose"}, "defaults_kept": {"input": "x"},',
+        ('"dtypes": [', '"input_ranges": {"x": [0, 1]}, "dtypes": [', "'x', which is not a parameter"),
+        ('"dtypes": [', '"input_ranges": {"input": [1, 0]}, "dtypes": [', "finite low < high"),
+        ('"dtypes": [', '"input_ranges": [0, 1], "dtypes": [', "input_ranges must be a dict"),
+        ('"kind": "allclose"', '"kind": "allclose", "accumulation_dtype": "float16"', "accumulation_dtype must be"),
+        ('"kind": "allclose"', '"kind": "allclose", "against_reference": " "', "must say why"),
+        ('"workloads": ["check_tail"],', '"workloads": ["bench"],', "not check workloads"),
+        ('"workloads": ["check_tail"],', '"workloads": [],', "insensitive must be"),
+        ('"reason": (', '"reason": "", "why": (', "insensitive must be"),
+        ('"kind": "allclose"', '"kind": "allclose", "perturbed_truth": 1', "perturbed_truth must be"),
+        ('"kind": "allclose"', '"kind": "exact", "accumulation_dtype": "float32"', "apply to allclose contracts"),
+        ('"kind": "allclose"', '"kind": "allclose", "second_opinion": False', "exact contracts only"),
+        ('"dtypes": [', '"defaults_kept": {"input": "x"}, "dtypes": [',
          "'input', which is not a parameter with a default"),
-        ('"contract": {"kind": "allclose"},',
-         '"contract": {"kind": "allclose"}, "defaults_kept": {"approximate": " "},', "must say why"),
-        ('"contract": {"kind": "allclose"},', '"contract": {"kind": "allclose"}, "uncompetitive_baseline": "",',
+        ('"dtypes": [', '"defaults_kept": {"approximate": " "}, "dtypes": [', "must say why"),
+        ('"dtypes": [', '"uncompetitive_baseline": "", "dtypes": [',
          "must say why the timed baseline is not a competitive implementation"),
-        ('"contract": {"kind": "allclose"},', '"contract": {"kind": "allclose"}, "uncompetitive_baseline": True,',
+        ('"dtypes": [', '"uncompetitive_baseline": True, "dtypes": [',
          "must say why the timed baseline is not a competitive implementation"),
         ("def make_inputs(", "def baseline(input):\n    return input\n\n\ndef make_inputs(",
          "baseline(input) must take the reference's parameters (input, approximate='none')"),
@@ -107,22 +110,19 @@ def test_forbidden_is_read_and_optional(task_copy):
 
 def test_input_ranges_are_read_and_optional(task_copy):
     assert read_task(GELU).input_ranges == {}
-    corrupt(task_copy, '"contract": {"kind": "allclose"},',
-            '"contract": {"kind": "allclose"}, "input_ranges": {"input": [-1, 2.5]},')
+    corrupt(task_copy, '"dtypes": [', '"input_ranges": {"input": [-1, 2.5]}, "dtypes": [')
     assert read_task(task_copy).input_ranges == {"input": (-1.0, 2.5)}
 
 
 def test_defaults_kept_are_read_and_optional(task_copy):
     assert read_task(GELU).defaults_kept == {}
-    corrupt(task_copy, '"contract": {"kind": "allclose"},',
-            '"contract": {"kind": "allclose"}, "defaults_kept": {"approximate": "only one form"},')
+    corrupt(task_copy, '"dtypes": [', '"defaults_kept": {"approximate": "only one form"}, "dtypes": [')
     assert read_task(task_copy).defaults_kept == {"approximate": "only one form"}
 
 
 def test_a_baseline_and_an_uncompetitive_one_are_read_and_optional(task_copy):
     assert read_task(GELU).baseline_source == "" and read_task(GELU).uncompetitive_baseline == ""
-    corrupt(task_copy, '"contract": {"kind": "allclose"},',
-            '"contract": {"kind": "allclose"}, "uncompetitive_baseline": "a composition of three kernels",')
+    corrupt(task_copy, '"dtypes": [', '"uncompetitive_baseline": "a composition of three kernels", "dtypes": [')
     corrupt(task_copy, "def make_inputs(",
             "def baseline(input, approximate='none'):\n    return F.gelu(input, approximate=approximate)\n\n\n"
             "def make_inputs(")
@@ -183,7 +183,7 @@ def test_a_declared_perturbation_must_name_every_check_workloads_shape(tmp_path,
 
 
 def test_perturbation_declared_and_defined_is_refused(task_copy):
-    corrupt(task_copy, '    "workloads": [', '    "perturb": "shape",\n    "workloads": [')
+    corrupt(task_copy, '\n    "workloads": [', '\n    "perturb": "shape",\n    "workloads": [')
     with pytest.raises(TaskError, match="declared in TASK and defined too"):
         read_task(task_copy)
 
@@ -219,3 +219,13 @@ def test_a_workload_preset_expands_to_its_list_and_an_unknown_one_is_refused(tmp
     corrupt(folder, '"workloads": "elementwise"', '"workloads": "elementwize"')
     with pytest.raises(TaskError, match="names no preset: 'elementwize'"):
         read_task(folder)
+
+
+def test_the_truth_rule_fields_are_read_with_their_defaults(task_copy):
+    contract = read_task(GELU).contract
+    assert contract.against_truth and contract.accumulation_dtype == "float32" and contract.perturbed_truth
+    assert contract.against_reference == "" and set(contract.insensitive) == {"check_tail"}
+    corrupt(task_copy, '"kind": "allclose"', '"kind": "allclose", "accumulation_dtype": "float64", '
+            '"against_reference": "the dtype\'s range is the definition", "perturbed_truth": False')
+    contract = read_task(task_copy).contract
+    assert contract.accumulation_dtype == "float64" and not contract.against_truth and not contract.perturbed_truth

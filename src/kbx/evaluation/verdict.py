@@ -36,9 +36,15 @@ class Comparison:
     rel_rmse: float | None = None
     """RMS(out - ref) / RMS(ref), reported for quantized contracts."""
     against: str = "reference"
-    """What the output was judged against: the reference at the task dtype, or `float64` — per element the nearer
-    of that reference and the same reference run on float64 copies of the inputs, rounded to the output dtype,
-    consulted when the first judgement fails (`kbx.evaluation.trusted.compare.second_opinion`)."""
+    """What the output was judged against: the reference at the task dtype, or `float64` — the float64 truth
+    (`kbx.evaluation.trusted.against_truth`), or for an exact contract per element the nearer of the reference and
+    the truth rounded to the output dtype (`kbx.evaluation.trusted.compare.second_opinion`)."""
+    truth_error: float | None = None
+    """||out - truth|| / ||truth||, for outputs judged against the float64 truth."""
+    eager_error: float | None = None
+    """||reference - truth|| / ||truth||: the eager reference's own error, beside `truth_error`."""
+    bound_ratio: float | None = None
+    """The largest |out - truth| / (the element's bound) over the output (below 1 when every element passes)."""
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from kbx.tasks.accuracy import rule_lines
 from kbx.tasks.spec import Task
 
 
@@ -50,14 +51,17 @@ def _unlisted(task: Task) -> str:
 
 
 def contract_lines(task: Task) -> list[str]:
-    """How outputs are compared: kind, per-dtype tolerances, widening, bound, tf32 (also used in prompts)."""
+    """How outputs are compared: kind, the float64 truth rule with its accumulation dtype and length (or per-dtype
+    tolerances where the reference has no float64 path), bound, tf32 (also used in prompts)."""
     c = task.contract
     lines = [f"kind: {c.kind}"]
-    for dtype, tol in c.tolerances.items():
-        if c.kind == "allclose":
-            lines.append(f"{dtype}: atol={tol.atol:g} rtol={tol.rtol:g}")
-    if c.reduction_length:
-        lines.append(f"atol widened by sqrt({c.reduction_length})")
+    if c.against_truth:
+        lines += rule_lines(c.accumulation_dtype, c.tf32, c.reduction_length, task.dtypes)
+    elif c.kind == "allclose":
+        lines.append(f"judged against the reference at the task dtype, not a float64 truth: {c.against_reference}")
+        lines += [f"{dtype}: atol={tol.atol:g} rtol={tol.rtol:g}" for dtype, tol in c.tolerances.items()]
+        if c.reduction_length:
+            lines.append(f"atol widened by sqrt({c.reduction_length})")
     if c.kind == "quantized":
         lines.append(f"bound: RMS(out - ref) / RMS(ref) <= {c.bound:g}")
     lines.append(f"tf32 allowed: {'yes' if c.tf32 else 'no'}")

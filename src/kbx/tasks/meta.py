@@ -18,6 +18,7 @@ from typing import Any
 from kbx import syntax
 from kbx.errors import TaskError
 from kbx.tasks import presets, sizes
+from kbx.tasks.accuracy import ACCUMULATION_DTYPES
 from kbx.tasks.spec import (
     CATEGORIES,
     CONTRACT_KINDS,
@@ -37,7 +38,10 @@ from kbx.tasks.spec import (
 
 _TASK_KEYS = {"name", "category", "level", "signature", "dtypes", "contract", "workloads"}
 _OPTIONAL_TASK_KEYS = {"forbidden", "input_ranges", "perturb", "defaults_kept", "uncompetitive_baseline"}
-_CONTRACT_KEYS = {"kind", "tolerance", "reduction_length", "tf32", "bound", "second_opinion"}
+_CONTRACT_KEYS = {"kind", "tolerance", "reduction_length", "tf32", "bound", "second_opinion", "accumulation_dtype",
+                  "against_reference", "insensitive", "perturbed_truth"}
+_ALLCLOSE_KEYS = {"accumulation_dtype", "against_reference", "insensitive", "perturbed_truth"}
+"""Contract keys only an `allclose` contract may hold (the float64 truth rule and its exceptions)."""
 _WORKLOAD_KEYS = {"name", "role", "params"}
 _MAKE_INPUTS_PARAMS = ("workload", "dtype", "generator")
 
@@ -349,6 +353,9 @@ class _Reader:
         bound = raw.get("bound")
         if raw["kind"] == "quantized" and not (isinstance(bound, float) and 0 < bound < 1):
             raise self.fail("a quantized contract needs a bound in (0, 1): the largest RMS(out-ref)/RMS(ref)")
+        if "second_opinion" in raw and raw["kind"] != "exact":
+            raise self.fail("second_opinion applies to exact contracts only (allclose ones are judged against the "
+                            "float64 truth already)")
         return Contract(
             kind=raw["kind"],
             tolerances=MappingProxyType(tolerances),
@@ -356,7 +363,39 @@ class _Reader:
             tf32=bool(raw.get("tf32", False)),
             bound=bound,
             second_opinion=bool(raw.get("second_opinion", True)),
+            **self._truth_fields(raw, workloads),
         )
+
+    def _truth_fields(self, raw: dict[str, Any], workloads: tuple[Workload, ...]) -> dict[str, Any]:
+        """The allclose-only keys: accumulation_dtype, against_reference (a reason) and insensitive (check workload
+        name -> reason), validated."""
+        present = _ALLCLOSE_KEYS & raw.keys()
+        if present and raw["kind"] != "allclose":
+            raise self.fail(f"{', '.join(sorted(present))} apply to allclose contracts only")
+        accumulation = raw.get("accumulation_dtype", "float32")
+        if accumulation not in ACCUMULATION_DTYPES:
+            raise self.fail(f"accumulation_dtype must be one of {', '.join(ACCUMULATION_DTYPES)}, not {accumulation!r}")
+        reason = raw.get("against_reference", "")
+        if not isinstance(reason, str) or ("against_reference" in raw and not reason.strip()):
+            raise self.fail("against_reference must say why outputs are judged against the reference rather than the "
+                            "float64 truth (a non-empty string)")
+        perturbed = raw.get("perturbed_truth", True)
+        if not isinstance(perturbed, bool):
+            raise self.fail("perturbed_truth must be true or false")
+        return {"accumulation_dtype": accumulation, "against_reference": reason, "perturbed_truth": perturbed,
+                "insensitive": self._insensitive(raw.get("insensitive"), workloads)}
+
+    def _insensitive(self, raw: object, workloads: tuple[Workload, ...]) -> Mapping[str, str]:
+        """`{"workloads": [check workload names], "reason": "..."}` as workload name -> reason."""
+        if raw is None:
+            return MappingProxyType({})
+        if not (isinstance(raw, dict) and raw.keys() == {"workloads", "reason"} and isinstance(raw["reason"], str)
+                and raw["reason"].strip() and isinstance(raw["workloads"], list) and raw["workloads"]):
+            raise self.fail('insensitive must be {"workloads": [check workload names], "reason": "why"}')
+        unknown = set(raw["workloads"]) - {w.name for w in workloads if w.role == "check"}
+        if unknown:
+            raise self.fail(f"insensitive names {', '.join(sorted(map(str, unknown)))}, not check workloads")
+        return MappingProxyType({name: raw["reason"] for name in raw["workloads"]})
 
 
 def _bound_names(node: ast.stmt) -> set[str]:

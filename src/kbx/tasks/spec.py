@@ -13,6 +13,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from kbx.tasks.accuracy import Allowance, allowance
+
 CATEGORIES: tuple[str, ...] = (
     "Activation",
     "Math",
@@ -140,15 +142,41 @@ class Contract:
     tolerances: Mapping[str, Tolerance]
     """Per task dtype, defaults already filled in (used by `allclose`)."""
     reduction_length: str | None = None
-    """Workload parameter holding the length of the reduction; atol is widened by its square root."""
+    """Workload parameter holding the accumulation length n (of a reduction, a dot product, a scan): the truth rule's
+    allowance grows with its square root, and so does atol where outputs are judged against the reference."""
     tf32: bool = False
     """Whether fp32 dot products may use tf32 (tolerances must then allow it)."""
     bound: float | None = None
     """For `quantized`: the largest allowed RMS(out - ref) / RMS(ref)."""
     second_opinion: bool = True
-    """Whether a value mismatch may be judged again against the reference run in float64
+    """For `exact`: whether a value mismatch may be judged again against the reference run in float64
     (`kbx.evaluation.trusted.compare.second_opinion`); False for references whose meaning depends on the dtype (e.g. the
     dtype's largest value as a default)."""
+    accumulation_dtype: str = "float32"
+    """For `allclose`: the dtype honest kernels accumulate in (one of `kbx.tasks.accuracy.ACCUMULATION_DTYPES`); its
+    unit roundoff, scaled by the accumulation length (`reduction_length`), sizes the rule's allowance."""
+    against_reference: str = ""
+    """For `allclose`: why outputs are judged against the reference with `tolerances` rather than against the
+    float64 truth (`kbx.tasks.accuracy`): the reference has no float64 path, or the contract allows a precision the
+    reference does not use (TF32); empty for the truth rule."""
+    perturbed_truth: bool = True
+    """For `allclose`: whether each element may carry c times the truth's response to perturbed inputs (P in
+    `kbx.tasks.accuracy`); False for an operation with steps (a rounding mode, a comparison), where a perturbation
+    crossing a step moves an element by a whole step, or one that ignores a shift of its inputs fed inputs offset far
+    from 0 (log_softmax), where moving each input by a few ulps of itself overstates what an honest kernel loses."""
+    insensitive: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    """Check workload name -> why more than 1 % of its output elements would pass with a 50 % error (written in
+    TASK as `{"workloads": [...], "reason": "..."}`; the suite's sensitivity test fails on any other)."""
+
+    @property
+    def against_truth(self) -> bool:
+        """Whether floating-point outputs are judged against the float64 truth (`kbx.tasks.accuracy`)."""
+        return self.kind == "allclose" and not self.against_reference
+
+    def allowance(self, output_dtype: str, workload: Workload) -> Allowance:
+        """The truth rule's numbers for an output of `output_dtype` in one workload."""
+        length = float(workload.params[self.reduction_length]) if self.reduction_length else 1.0
+        return allowance(self.accumulation_dtype, self.tf32, length, output_dtype)
 
     def tolerance(self, dtype: str, workload: Workload) -> Tolerance:
         """The allclose bounds for one dtype and workload, widened for long reductions."""

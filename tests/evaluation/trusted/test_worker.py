@@ -39,6 +39,28 @@ def test_perturbed_case_is_judged_on_its_own_sizes(tmp_path):
     assert _judge(tmp_path, case, published) == ["WRONG_SHAPE"]
 
 
+def test_an_allclose_case_is_judged_against_the_float64_truth_computed_once_and_cached(tmp_path, monkeypatch):
+    from kbx.evaluation.trusted import bases
+
+    gelu = read_task(default_suite_root() / "Activation" / "gelu")
+    case = next(c for c in plan_cases(gelu, "cpu", 5) if c.workload == "check_tail" and c.dtype == "bfloat16")
+    sent = {**json.loads(json.dumps(case.to_json())), "file": "case.pt"}
+    generator = torch.Generator().manual_seed(case.seed)
+    inputs = import_task(gelu).make_inputs(workload_of(gelu, sent), case.dtype, generator)
+    runs = []
+    real = bases.float64_reference
+    monkeypatch.setattr(bases, "float64_reference", lambda *a: runs.append(1) or real(*a))
+    state = _State("cpu")
+    exact = torch.nn.functional.gelu(inputs["input"].double()).to(torch.bfloat16)
+    for output, status in [(exact, "PASSED"), (exact * 1.25, "MISMATCH")]:
+        torch.save({"outputs": pack_outputs(output)}, tmp_path / "case.pt")
+        (result,) = state.check(str(gelu.path), str(tmp_path), [sent])
+        (comparison,) = result["comparisons"]
+        assert comparison["status"] == status and comparison["against"] == "float64"
+    # one truth and two perturbed runs, once: eager bf16, truth and P in float32, the envelope
+    assert len(runs) == 3 and state._cached_bytes == (2 + 4 + 4) * exact.numel() + 8 * 2100
+
+
 def test_each_slot_compiles_its_own_reference_past_dynamos_recompile_limit():
     """Dynamo keeps compiled entries per code object and runs eagerly past its recompile limit: a task with more
     bench slots than the limit would time eager as "compile". `own_code` gives every slot its own entry."""

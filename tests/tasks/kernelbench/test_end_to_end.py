@@ -45,7 +45,7 @@ def test_show_and_prompt_describe_the_modelnew_to_write():
     prompt = kbx("prompt", "level2/1_Linear_ReLU", "--suite", SUITE)
     assert prompt.returncode == 0, prompt.stderr
     for text in ("class ModelNew(nn.Module)", "self.linear = nn.Linear(in_features, out_features)",
-                 "Model(in_features, out_features)", "float32: atol=1e-05"):
+                 "Model(in_features, out_features)", "judged against a float64 truth"):
         assert text in prompt.stdout
 
 

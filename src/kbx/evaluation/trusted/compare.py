@@ -1,7 +1,9 @@
 """Compare candidate outputs with reference outputs under a task's numerical contract (DESIGN §2).
 
 This is the one comparison module. It runs only in the trusted worker; candidate code never sees it.
-Values are compared in float64, chunk by chunk, so memory stays bounded whatever the output size.
+Values are compared in float64, chunk by chunk, so memory stays bounded whatever the output size. Floating-point
+outputs of an `allclose` contract are judged against the float64 truth by `kbx.evaluation.trusted.against_truth`,
+given their bases; everything else (and an allclose contract whose truth is missing) is judged here.
 A mismatch report says how many elements differ, where the first ones are, and the worst errors.
 """
 
@@ -14,8 +16,10 @@ from typing import Any
 
 import torch
 
+from kbx.evaluation.trusted.against_truth import Basis, judge_output
 from kbx.evaluation.verdict import Comparison, Mismatch
 from kbx.status import Status
+from kbx.tasks.inputs import dtype_name
 from kbx.tasks.spec import Contract, Tolerance, Workload
 
 _FIRST = 5
@@ -24,7 +28,8 @@ _CHUNK = 1 << 24
 
 
 def compare(
-    got: Any, expected: Sequence[torch.Tensor], contract: Contract, dtype: str, workload: Workload
+    got: Any, expected: Sequence[torch.Tensor], contract: Contract, dtype: str, workload: Workload,
+    bases: Sequence[Basis] | None = None,
 ) -> list[Comparison]:
     """Compare a candidate's return value with the reference outputs, one Comparison per output.
 
@@ -34,11 +39,16 @@ def compare(
         contract: the task's numerical contract.
         dtype: the task dtype of this case (selects the tolerance).
         workload: the workload of this case (may widen the tolerance).
+        bases: for a contract judged against the float64 truth, each output's basis
+            (`kbx.evaluation.trusted.against_truth`); None where the truth could not be computed, which leaves
+            the contract's tolerances against the reference.
     """
     outputs = _as_list(got)
     if len(outputs) != len(expected):
         return [Comparison(Status.WRONG_SHAPE, f"returned {len(outputs)} outputs, expected {len(expected)}")]
-    return [compare_tensor(out, ref, contract, dtype, workload) for out, ref in zip(outputs, expected)]
+    per_output = list(bases) if bases is not None and contract.against_truth else [None] * len(expected)
+    return [compare_tensor(out, ref, contract, dtype, workload, base)
+            for out, ref, base in zip(outputs, expected, per_output)]
 
 
 TASK_CHECKED = ("property", "statistical")
@@ -47,13 +57,14 @@ TASK_CHECKED = ("property", "statistical")
 
 def judge(
     got: Any, expected: Sequence[torch.Tensor], inputs: dict[str, Any] | None, code: Any, contract: Contract,
-    dtype: str, workload: Workload,
+    dtype: str, workload: Workload, bases: Sequence[Basis] | None = None,
 ) -> list[Comparison]:
-    """Compare by the contract: element-wise (`compare`), or for property and statistical contracts, outputs of
-    the reference's count, shapes and dtypes, finite where the reference is, then the task's
-    `check_outputs(outputs, inputs, expected, workload, dtype)`, which returns None or why the outputs fail."""
+    """Compare by the contract: element-wise (`compare`, against the float64 truth where `bases` are given), or for
+    property and statistical contracts, outputs of the reference's count, shapes and dtypes, finite where the
+    reference is, then the task's `check_outputs(outputs, inputs, expected, workload, dtype)`, which returns None
+    or why the outputs fail."""
     if contract.kind not in TASK_CHECKED:
-        return compare(got, expected, contract, dtype, workload)
+        return compare(got, expected, contract, dtype, workload, bases)
     outputs = _as_list(got)
     if len(outputs) != len(expected):
         return [Comparison(Status.WRONG_SHAPE, f"returned {len(outputs)} outputs, expected {len(expected)}")]
@@ -71,8 +82,9 @@ def judge(
     return [Comparison(Status.PASSED, total=sum(r.numel() for r in expected))]
 
 
-SECOND_OPINION_KINDS = ("allclose", "exact")
-"""Contracts whose failures are judged again against a float64 run of the reference."""
+SECOND_OPINION_KINDS = ("exact",)
+"""Contracts whose failures are judged again against a float64 run of the reference (an allclose contract is judged
+against the float64 truth in the first place, or has no float64 path)."""
 
 
 def wants_second_opinion(comparisons: Sequence[Comparison], contract: Contract) -> bool:
@@ -149,11 +161,18 @@ def _form(out: Any, ref: torch.Tensor) -> Comparison | None:
     return None
 
 
-def compare_tensor(out: Any, ref: torch.Tensor, contract: Contract, dtype: str, workload: Workload) -> Comparison:
-    """Compare one output tensor with one reference tensor."""
+def compare_tensor(
+    out: Any, ref: torch.Tensor, contract: Contract, dtype: str, workload: Workload, base: Basis | None = None
+) -> Comparison:
+    """Compare one output tensor with one reference tensor (and its basis, when judged against the truth)."""
     problem = _form(out, ref)
     if problem is not None:
         return problem
+    if base is not None and ref.is_floating_point():
+        return judge_output(out.to(ref.device), base, contract.allowance(dtype_name(ref.dtype), workload))
+    if base is not None and base.truth is not None:  # an integer output: each element the reference's or the truth's
+        out = out.to(ref.device)
+        ref = torch.where(out == base.truth, base.truth, ref)
     exact = not ref.is_floating_point() or contract.kind == "exact"
     tolerance = contract.tolerance(dtype, workload) if contract.kind == "allclose" and not exact else None
     tally = _Tally()

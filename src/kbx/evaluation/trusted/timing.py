@@ -33,6 +33,11 @@ class TimingRequests:
     def _free_cached(self) -> None:
         raise NotImplementedError
 
+    def _bases(
+        self, code: Any, inputs: dict[str, Any], outputs: list[Any], dtype: str, workload: Any
+    ) -> list[Any] | None:
+        raise NotImplementedError
+
     def peaks(self) -> dict[str, Any]:
         """The device's measured peaks (cached on disk per device fingerprint)."""
         from kbx.timing.peaks import load_or_measure_peaks
@@ -59,6 +64,8 @@ class TimingRequests:
         its time measuring. A baseline that fails (`<side>_error`: "compile_error", "eager_error") or computes
         something else (`<side>_differs`: e.g. a precision flag the reference sets that the compiled code does not
         honour) is not timed: a speedup over it would not compare like with like."""
+        from kbx.evaluation.outputs import output_items
+
         code = self._task_code(Path(task_dir))
         sides = ("eager", "compile") if code.baseline is not None else ("compile",)
         results = []
@@ -66,17 +73,21 @@ class TimingRequests:
             inputs = self._one_set(code, slot["case"], slot["seeds"][0])
             expected = self._eager_outputs(code, inputs, f"{slot['case']['workload']}/{slot['case']['dtype']}")
             result: dict[str, Any] = self._work_of(code, inputs, expected)
+            workload = workload_of(code.task, slot["case"])
+            bases = (self._bases(code, inputs, output_items(expected), slot["case"]["dtype"], workload)
+                     if code.task.contract.against_truth else None)
             for side in sides:
-                result.update(self._first_call(code, slot["case"], side, inputs, expected))
-            del inputs, expected
+                result.update(self._first_call(code, slot["case"], side, inputs, expected, bases))
+            del inputs, expected, bases
             results.append(result)
         self._free_cached()
         return results
 
-    def _first_call(self, code: Any, case: dict[str, Any], side: str, inputs: dict[str, Any], expected: Any
-                    ) -> dict[str, str]:
-        """One baseline's first call on `inputs`, judged against the reference's outputs `expected`: {} when it
-        passes, else {"<side>_error": ...} or {"<side>_differs": ...}."""
+    def _first_call(self, code: Any, case: dict[str, Any], side: str, inputs: dict[str, Any], expected: Any,
+                    bases: list[Any] | None) -> dict[str, str]:
+        """One baseline's first call on `inputs`, judged against the reference's outputs `expected` (and their
+        bases, for a contract judged against the float64 truth): {} when it passes, else {"<side>_error": ...} or
+        {"<side>_differs": ...}."""
         import torch
 
         from kbx.evaluation.outputs import output_items
@@ -88,7 +99,7 @@ class TimingRequests:
                 got = output_items(self._timed_function(code, case, side)(**inputs))
             checked = inputs if code.task.contract.kind in TASK_CHECKED else None
             verdicts = judge(got, output_items(expected), checked, code, code.task.contract, case["dtype"],
-                             workload_of(code.task, case))
+                             workload_of(code.task, case), bases)
         except Exception as exc:  # reported as a baseline error; the stage does not time it
             return {f"{side}_error": f"{type(exc).__name__}: {str(exc)[:300]}"}
         failed = next((c for c in verdicts if c.status.value != "PASSED"), None)

@@ -35,6 +35,11 @@ _IDLE_BYTES = 1 << 30
 """Cached-but-unused GPU memory above which the trusted worker returns it to the driver."""
 
 
+def _entry_bytes(outputs: list[Any], bases: list[Any] | None) -> int:
+    """The memory one cached reference entry holds: its outputs and their bases."""
+    return tensor_bytes(*outputs) + sum(b.nbytes() for b in bases or [])
+
+
 def _first_line(exc: BaseException) -> str:
     """An exception's message cut to its first line (torch's CUDA errors run to several), at most 240 characters."""
     return (str(exc).strip().splitlines() or [""])[0][:240]
@@ -103,7 +108,8 @@ class _State(TimingRequests):
         if device == "cuda" and not torch.cuda.is_available():
             raise KbxError("--device cuda was asked for but torch sees no CUDA GPU")
         self.device = device
-        self._references: OrderedDict[tuple[str, int, int, str], list[Any]] = OrderedDict()
+        self._references: OrderedDict[tuple[str, int, int, str], tuple[list[Any], list[Any] | None]] = OrderedDict()
+        """Per case, the reference outputs and (for contracts judged against the float64 truth) their bases."""
         self._kept_outputs: OrderedDict[tuple[str, int], list[Any]] = OrderedDict()
         """Outputs of cases a later case of the same job is compared with (`_against_twin`), newest last."""
         self._cached_bytes = 0
@@ -156,9 +162,9 @@ class _State(TimingRequests):
         outputs = self._saved_outputs(job_dir / case["file"], waiting)
         if isinstance(outputs, str):  # the file and descriptors are the candidate process's: unreadable means tampered
             return {"index": case["index"], "error": outputs}
-        expected = self._reference(code, case, workload)
+        expected, bases = self._reference(code, case, workload)
         inputs = self._inputs(code, case, workload) if task.contract.kind in TASK_CHECKED else None
-        comparisons = judge(outputs, expected, inputs, code, task.contract, case["dtype"], workload)
+        comparisons = judge(outputs, expected, inputs, code, task.contract, case["dtype"], workload, bases)
         if wants_second_opinion(comparisons, task.contract):
             gold = self._gold(code, case, workload)
             if gold is not None:
@@ -302,8 +308,11 @@ class _State(TimingRequests):
             if self.device == "cuda":
                 torch.cuda.empty_cache()
 
-    def _reference(self, code: Any, case: dict[str, Any], workload: Workload) -> list[Any]:
-
+    def _reference(
+        self, code: Any, case: dict[str, Any], workload: Workload
+    ) -> tuple[list[Any], list[Any] | None]:
+        """The case's reference outputs and their bases (None unless the contract is judged against the float64
+        truth and the truth could be computed), from the cache or computed once and cached."""
         from kbx.evaluation.outputs import output_items
 
         key = (code.task.version, case["seed"], int(case.get("seed_shift") or 0),
@@ -320,13 +329,36 @@ class _State(TimingRequests):
             raise ReferenceFailed(f"task {code.task.name}: its inputs could not be made for {where}: "
                                   f"{type(exc).__name__}: {_first_line(exc)}") from None
         outputs = output_items(self._eager_outputs(code, inputs, where))
-        size = tensor_bytes(*outputs)
-        self._references[key] = outputs
-        self._cached_bytes += size
+        bases = (self._bases(code, inputs, outputs, case["dtype"], workload) if code.task.contract.against_truth
+                 else None)
+        del inputs
+        self._references[key] = (outputs, bases)
+        self._cached_bytes += _entry_bytes(outputs, bases)
         while self._cached_bytes > _CACHE_BYTES and len(self._references) > 1:
             _, old = self._references.popitem(last=False)
-            self._cached_bytes -= tensor_bytes(*old)
-        return outputs
+            self._cached_bytes -= _entry_bytes(*old)
+        return outputs, bases
+
+    def _bases(
+        self, code: Any, inputs: dict[str, Any], outputs: list[Any], dtype: str, workload: Workload
+    ) -> list[Any] | None:
+        """Each output's basis (`kbx.evaluation.trusted.bases`); None when the reference has no float64 path on
+        these inputs (the contract's tolerances against the reference then judge, and the comparisons say
+        `against: reference`)."""
+        import torch
+
+        from kbx.evaluation.trusted.bases import truth_bases
+
+        if not all(isinstance(out, torch.Tensor) for out in outputs):
+            return None
+        try:
+            return truth_bases(code.reference, inputs, outputs, dtype, code.task.contract, workload)
+        except Exception:  # noqa: BLE001 - the reference's own code (a KernelBench problem's module) may raise anything
+            # the suite's tasks all have one on their check workloads (tests/suite/test_sensitivity)
+            return None
+        finally:
+            if self.device == "cuda":
+                torch.cuda.empty_cache()
 
 
 if __name__ == "__main__":  # started by `kbx.evaluation.orchestrator.trusted_client`: FD DEVICE [GPU]

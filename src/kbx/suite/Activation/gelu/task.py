@@ -19,7 +19,17 @@ TASK = {
     "signature": "(input, approximate='none')",
     "dtypes": ["float32", "bfloat16"],
     "forbidden": ["gelu", "erf", "erfc", "erfcx", "ndtr", "tanh", "sigmoid"],
-    "contract": {"kind": "allclose"},
+    "contract": {
+        "kind": "allclose",
+        "insensitive": {
+            "workloads": ["check_tail"],
+            "reason": (
+                "PyTorch's exact gelu, 0.5 x (1 + erf(x / sqrt(2))), cancels for x below about -4: there the "
+                "reference misses the smallest outputs by tens of percent, and a kernel that computes the same "
+                "formula must pass"
+            ),
+        },
+    },
     "perturb": "shape",
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [1000], "approximate": "none"}},

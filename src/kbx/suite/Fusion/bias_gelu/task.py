@@ -30,7 +30,17 @@ TASK = {
     "dtypes": ["float32", "float16"],
     "forbidden": ["gelu", "erf", "erfc", "erfcx", "ndtr", "tanh", "sigmoid", "exp", "exp2", "add", "addcmul",
                   "addcdiv", "linear", "addmm"],
-    "contract": {"kind": "allclose"},
+    "contract": {
+        "kind": "allclose",
+        "insensitive": {
+            "workloads": ["check_1d", "check_2d", "check_3d", "check_short_rows", "check_transposed"],
+            "reason": (
+                "PyTorch's exact gelu, 0.5 x (1 + erf(x / sqrt(2))), cancels for x below about -4: there the "
+                "reference misses outputs under 1e-6 by up to 60 %, and a kernel that computes the same formula "
+                "must pass"
+            ),
+        },
+    },
     "perturb": "shape",
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [8, 100]}},

@@ -34,7 +34,17 @@ TASK = {
     "dtypes": ["float16", "bfloat16"],
     "forbidden": ["gelu", "erf", "erfc", "erfcx", "ndtr", "tanh", "sigmoid", "exp", "exp2", "glu", "geglu", "mul",
                   "multiply", "addcmul", "prod"],
-    "contract": {"kind": "allclose"},
+    "contract": {
+        "kind": "allclose",
+        "insensitive": {
+            "workloads": ["check_tail", "check_2d", "check_3d", "check_transposed", "check_packed"],
+            "reason": (
+                "the reference rounds gelu(gate) to the dtype before the product, and its gelu cancels for gate "
+                "below about -4 (0.5 x (1 + erf(x / sqrt(2)))): on the smallest 2-3 % of outputs its own error "
+                "is a large part of the value, and an unfused kernel must pass"
+            ),
+        },
+    },
     "perturb": "shape",
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [8, 100]}},

@@ -47,7 +47,17 @@ TASK = {
                   "divide", "addcmul", "addcdiv", "matmul", "rmatmul", "mm", "bmm", "mv", "dot", "vdot", "inner",
                   "einsum", "tensordot", "addmm", "addbmm", "baddbmm", "addmv", "linear", "bilinear",
                   "chain_matmul", "multi_dot", "vecdot", "@"],
-    "contract": {"kind": "allclose"},
+    "contract": {
+        "kind": "allclose",
+        "insensitive": {
+            "workloads": ["check_odd", "check_3d_no_bias", "check_transposed", "check_k521", "check_large_eps"],
+            "reason": (
+                "the reference rounds the normalised rows to bf16 before the product, as an unfused kernel does: "
+                "an error of about 2^-9 |row| |weight row| on every output, more than half of the smallest 2-6 % "
+                "(bf16)"
+            ),
+        },
+    },
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"input": [64, 96], "N": 80}},
         {"name": "check_odd", "role": "check", "params": {"input": [127, 129], "N": 65}},

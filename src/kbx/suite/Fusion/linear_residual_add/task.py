@@ -45,6 +45,14 @@ TASK = {
                   "@"],
     "contract": {
         "kind": "allclose",
+        "insensitive": {
+            "workloads": ["check_odd", "check_3d", "check_no_bias", "check_transposed", "check_residual_transposed"],
+            "reason": (
+                "the reference rounds the product to bf16 before adding the residual, as an unfused kernel does: "
+                "where product and residual cancel, that rounding is more than half of the output (about 2 % of "
+                "elements in bf16)"
+            ),
+        },
         "tolerance": {"bfloat16": [2.5e-2, 1.6e-2]},
         "tf32": False,
     },

@@ -54,6 +54,14 @@ TASK = {
                   "@"],
     "contract": {
         "kind": "allclose",
+        "insensitive": {
+            "workloads": ["check_odd", "check_3d_rank8", "check_transposed", "check_rank64"],
+            "reason": (
+                "the reference rounds the base product, x A^T and the low-rank product to the dtype before "
+                "adding them, as an unfused kernel does: where they cancel, those roundings are more than half "
+                "of the output (3-5 % in bf16)"
+            ),
+        },
         "tolerance": {"float16": [1e-2, 3e-3], "bfloat16": [7e-2, 2e-2]},
     },
     "workloads": [

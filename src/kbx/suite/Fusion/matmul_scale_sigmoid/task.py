@@ -42,6 +42,14 @@ TASK = {
                   "@", "sigmoid", "expit", "logsigmoid", "silu", "exp", "exp2", "tanh"],
     "contract": {
         "kind": "allclose",
+        "insensitive": {
+            "workloads": ["check_saturated"],
+            "reason": (
+                "the reference rounds the product to the dtype before the sigmoid, as an unfused kernel does: on "
+                "saturated rows (|z| ~ 60) that rounding alone moves sigmoid's exponential tail by up to 25 % "
+                "(bf16)"
+            ),
+        },
         "tolerance": {"float16": [2e-4, 2e-3]},
     },
     "workloads": [

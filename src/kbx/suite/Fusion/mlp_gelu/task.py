@@ -46,6 +46,14 @@ TASK = {
                   "@", "gelu", "erf", "erfc", "ndtr"],
     "contract": {
         "kind": "allclose",
+        "insensitive": {
+            "workloads": ["check_odd", "check_3d", "check_transposed"],
+            "reason": (
+                "the reference rounds the hidden activations (and gelu's input) to bf16 between the two "
+                "products, as an unfused kernel does: an error of about 2^-9 |hidden| |w2 row| on every output, "
+                "more than half of the smallest 5-6 % (bf16)"
+            ),
+        },
         "tolerance": {"float16": [3e-3, 3e-3], "bfloat16": [3e-2, 2e-2]},
     },
     "workloads": [

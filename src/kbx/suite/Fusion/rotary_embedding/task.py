@@ -39,7 +39,20 @@ TASK = {
     "forbidden": ["cat", "concat", "concatenate", "stack", "hstack", "roll", "flip", "neg", "negative", "mul",
                   "multiply", "add", "addcmul", "sub", "subtract", "view_as_complex", "view_as_real", "polar",
                   "complex", "einsum", "matmul", "@"],
-    "contract": {"kind": "allclose"},
+    "contract": {
+        "kind": "allclose",
+        "insensitive": {
+            "workloads": [
+                "check_seq_129", "check_d128", "check_d96", "check_many_heads", "check_transposed",
+                "check_packed_qkv",
+            ],
+            "reason": (
+                "the reference forms x cos and rotate(x) sin as separate bf16 products before adding them, as an "
+                "unfused kernel does: where the two cancel, their roundings are more than half of the output "
+                "(3-4 % of elements in bf16)"
+            ),
+        },
+    },
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [1, 8, 2, 64]}},
         {"name": "check_seq_129", "role": "check", "params": {"shape": [2, 129, 3, 64]}},

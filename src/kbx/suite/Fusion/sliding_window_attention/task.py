@@ -63,7 +63,22 @@ TASK = {
                   "flex_attention", "softmax", "log_softmax", "exp", "exp2", "matmul", "rmatmul", "mm", "bmm", "mv",
                   "dot", "vdot", "inner", "einsum", "tensordot", "addmm", "addbmm", "baddbmm", "addmv", "linear",
                   "bilinear", "chain_matmul", "multi_dot", "vecdot", "sum", "@"],
-    "contract": {"kind": "allclose"},
+    "contract": {
+        "kind": "allclose",
+        "against_reference": (
+            "flash-style kernels round the probabilities to the input dtype for the second product; the "
+            "reference keeps them in fp32, so its own error cannot scale a bound that admits them, and where "
+            "P V cancels the rounding is most of the output: the tolerance judges against the reference"
+        ),
+        "insensitive": {
+            "workloads": ["check_w17_tail", "check_w1_d32", "check_window_past_seq_d128", "check_w50_bshd_scale"],
+            "reason": (
+                "flash-style kernels round the probabilities to bf16 for the second product, up to about 1e-2 "
+                "absolute on outputs of order 1: the bf16 tolerance must allow that, and so passes a 50 % error "
+                "on the outputs under 0.03"
+            ),
+        },
+    },
     "workloads": [
         {"name": "smoke", "role": "smoke",
          "params": {"batch": 1, "heads": 2, "seq": 128, "head_dim": 64, "window": 32}},

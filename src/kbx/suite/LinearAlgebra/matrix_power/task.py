@@ -37,7 +37,17 @@ TASK = {
     "dtypes": ["float32", "float16", "bfloat16"],
     "forbidden": ["matrix_power", "matrix_exp", "matmul", "mm", "bmm", "baddbmm", "addmm", "addbmm", "einsum",
                   "tensordot", "linear", "chain_matmul", "multi_dot", "inner", "dot", "eig", "svd", "@"],
-    "contract": {"kind": "allclose", "tf32": False,
+    "contract": {
+        "kind": "allclose",
+        "insensitive": {
+            "workloads": ["check_cube_3", "check_13_64", "check_even_strided"],
+            "reason": (
+                "the reference rounds every intermediate power to the dtype (log2(n) products in a row), as any "
+                "kernel that stores them does: the errors compound to more than half of the smallest outputs (up "
+                "to 11 % of elements in bf16, 2 % in fp16)"
+            ),
+        },
+        "tf32": False,
                  "tolerance": {"float16": [6e-3, 6e-3], "bfloat16": [5e-2, 5e-2]}},
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [3, 16, 16], "n": 5}},
@@ -61,10 +71,12 @@ def make_inputs(workload, dtype, generator):
     p = workload.params
     shape = p["shape"]
     g = inputs.randn(shape, "float32", generator)
-    q, _ = torch.linalg.qr(g)  # a random orthogonal factor
+    # A random orthogonal factor, from a float64 QR: LAPACK's float32 result depends on its thread count, and the
+    # trusted and candidate workers run with different counts; rounded from float64 both draw the same bits.
+    q, _ = torch.linalg.qr(g.double())
     d = inputs.uniform(shape[:-1], 0.85, 1.05, "float32", generator)
     d = d * inputs.uniform(shape[:-1], -1.0, 1.0, "float32", generator).sign()
-    a = (q * d[..., None, :]).to(inputs.torch_dtype(dtype)).contiguous()  # QR returns column-major factors
+    a = (q * d.double()[..., None, :]).to(inputs.torch_dtype(dtype)).contiguous()  # QR returns column-major factors
     return {"A": inputs.layout(a, p.get("layout", "contiguous")), "n": p["n"]}
 
 

@@ -31,7 +31,17 @@ TASK = {
     "forbidden": ["kl_div", "KLDivLoss", "xlogy", "special_xlogy", "entr", "special_entr", "log", "log2", "log10",
                   "log1p", "exp", "exp2", "softmax", "log_softmax", "cross_entropy", "sum", "nansum", "mean",
                   "nanmean", "matmul", "mm", "dot", "einsum", "@"],
-    "contract": {"kind": "allclose"},
+    "contract": {
+        "kind": "allclose",
+        "insensitive": {
+            "workloads": ["check_none"],
+            "reason": (
+                "PyTorch evaluates target * (log(target) - input) op by op in the dtype: in bf16 the reference's "
+                "own error is a large part of most small terms (reduction 'none' shows every term), and a kernel "
+                "that computes the same way must pass"
+            ),
+        },
+    },
     "perturb": "shape",
     "workloads": [
         {"name": "smoke_batchmean", "role": "smoke",

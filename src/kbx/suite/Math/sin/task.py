@@ -28,7 +28,17 @@ TASK = {
     "signature": "(input)",
     "dtypes": ["float32", "bfloat16"],
     "forbidden": ["sin", "cos", "sinc", "sinh", "tan", "sinpi", "cospi", "polar", "stft", "fft", "rfft"],
-    "contract": {"kind": "allclose"},
+    "contract": {
+        "kind": "allclose",
+        "against_reference": (
+            "the task checks argument reduction: accurate reduction leaves a forward error near 1e-6 "
+            "absolute on outputs near the function's zeros, the single-constant reduction "
+            "(wrong/naive_range_reduction) about 2.4e-5; neither scales with the output's own size, and the "
+            "naive reduction is backward stable, so no perturbation of the inputs tells them apart: the "
+            "absolute tolerance judges against the reference"
+        ),
+        "tolerance": {"bfloat16": [1e-5, 1.6e-2]},  # the reduction's 1e-6, not half an ulp of 1
+    },
     "perturb": "shape",
     "workloads": "elementwise",
 }

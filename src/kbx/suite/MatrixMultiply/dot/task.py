@@ -37,6 +37,14 @@ TASK = {
                   "nansum", "cumsum", "mean", "@"],
     "contract": {
         "kind": "allclose",
+        "insensitive": {
+            "workloads": ["check_cancel"],
+            "reason": (
+                "one output that cancels to a small part of its terms: each element's bound admits what a "
+                "backward-stable sum of them may make there, more than half of it; the normwise check (4 x the "
+                "reference's error), which for one element is that element's, is what holds it"
+            ),
+        },
         "tolerance": {"float32": [4e-5, 1e-5], "bfloat16": [4e-3, 1.6e-2]},
         "reduction_length": "N",
     },

@@ -41,6 +41,14 @@ TASK = {
                   "@"],
     "contract": {
         "kind": "allclose",
+        "insensitive": {
+            "workloads": ["check_3d_strided"],
+            "reason": (
+                "the reference rounds the product to bf16 before adding the bias on this layout, as an unfused "
+                "kernel does: where product and bias cancel, that rounding is more than half of the output "
+                "(about 2 % of elements in bf16)"
+            ),
+        },
         "tolerance": {"float32": [1e-5, 1e-5], "bfloat16": [1e-2, 1.6e-2]},
         "reduction_length": "K",
         "tf32": False,

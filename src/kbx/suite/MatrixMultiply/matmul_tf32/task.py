@@ -47,6 +47,11 @@ TASK = {
                   "@"],
     "contract": {
         "kind": "allclose",
+        "against_reference": (
+            "TF32 products are allowed and the reference (exact fp32) uses none: its own error, which the float64 "
+            "truth rule scales from, is a thousand times below what a TF32 kernel makes, so the tolerance below, "
+            "derived for TF32, judges against the reference instead"
+        ),
         "tolerance": {"float32": [3e-3, 2e-3]},
         "reduction_length": "K",
         "tf32": True,

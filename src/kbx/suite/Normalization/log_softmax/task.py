@@ -30,7 +30,9 @@ TASK = {
     "dtypes": ["float32", "float16"],
     "forbidden": ["log_softmax", "softmax", "softmin", "logsumexp", "exp", "exp2", "expm1", "sum", "nansum",
                   "cross_entropy", "nll_loss"],
-    "contract": {"kind": "allclose"},
+    # No perturbed truth: log_softmax ignores a shift of a slice, and moving inputs offset by up to 1000 by a few
+    # ulps of themselves would excuse the error wrong/subtracts_rounded_logsumexp makes (ulp(1000) on every output).
+    "contract": {"kind": "allclose", "perturbed_truth": False},
     "perturb": "shape",
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [8, 100], "dim": -1, "offset": 1000.0}},

@@ -1,0 +1,118 @@
+"""The float64 truth of a task's reference: the same reference run on float64 copies of its inputs.
+
+A reference often computes in float32 on purpose (`x.float()`, `sum(dtype=torch.float32)`, a `log_softmax` with
+`dtype=`), to be accurate at the task dtype; run for the truth, every such floating-point dtype is widened to
+float64 (`Widened`), so the truth is the operation computed in float64 throughout, not the reference's float32
+steps again. A reference whose meaning depends on its dtype (PyTorch's default `eps` of `rms_norm` is the input
+dtype's machine epsilon) reads that dtype with `task_dtype`, which names the case's dtype during a truth run; one
+whose definition rounds an intermediate to the task dtype (a fused add and norm returns the rounded sum and
+normalises that) marks it with `stored`.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from typing import Any
+
+import torch
+from torch.overrides import TorchFunctionMode
+
+_CASE_DTYPE: contextvars.ContextVar[torch.dtype | None] = contextvars.ContextVar("kbx_case_dtype", default=None)
+_AS_WRITTEN: contextvars.ContextVar[bool] = contextvars.ContextVar("kbx_as_written", default=False)
+"""Set while `stored` rounds: `Widened` lets that one cast through as written."""
+_ROUNDED: contextvars.ContextVar[list[bool] | None] = contextvars.ContextVar("kbx_rounded", default=None)
+"""During `float64_reference(..., rounded=...)`, where `stored` notes that it rounded."""
+
+_NARROW = (torch.float32, torch.float16, torch.bfloat16)
+_TO_DOUBLE = (torch.Tensor.float, torch.Tensor.half, torch.Tensor.bfloat16)
+
+
+def task_dtype(tensor: torch.Tensor) -> torch.dtype:
+    """The dtype `tensor` has in the task: its own, except during a truth run, where inputs are float64 copies."""
+    case = _CASE_DTYPE.get()
+    return case if case is not None and tensor.dtype == torch.float64 else tensor.dtype
+
+
+def stored(tensor: torch.Tensor) -> torch.Tensor:
+    """`tensor` as the definition stores it: a reference marks with this an intermediate that the operation rounds
+    to the task dtype by definition (one it also returns, say: the updated residual of a fused add and norm). Outside
+    a truth run it is `tensor` itself; in one, the float64 value rounded to the case's dtype and widened again."""
+    case = _CASE_DTYPE.get()
+    if case is None or tensor.dtype != torch.float64:
+        return tensor
+    noted = _ROUNDED.get()
+    if noted is not None:
+        noted.append(True)
+    token = _AS_WRITTEN.set(True)
+    try:
+        return tensor.to(case).double()
+    finally:
+        _AS_WRITTEN.reset(token)
+
+
+def _widen(value: Any) -> Any:
+    if isinstance(value, torch.dtype) and value in _NARROW:
+        return torch.float64
+    if isinstance(value, (list, tuple)) and any(isinstance(v, torch.dtype) for v in value):
+        return type(value)(_widen(v) for v in value)
+    return value
+
+
+class Widened(TorchFunctionMode):
+    """Every narrower floating-point dtype named in a torch call becomes float64, and `.float()`, `.half()` and
+    `.bfloat16()` become `.double()`."""
+
+    def __torch_function__(self, func: Any, types: Any, args: tuple[Any, ...] = (), kwargs: Any = None) -> Any:
+        if _AS_WRITTEN.get():
+            return func(*args, **(kwargs or {}))
+        if func in _TO_DOUBLE:
+            return args[0].double()
+        kwargs = {key: _widen(value) for key, value in (kwargs or {}).items()}
+        return func(*(_widen(a) for a in args), **kwargs)
+
+
+def float64_inputs(inputs: dict[str, Any]) -> dict[str, Any]:
+    """The inputs with every floating-point tensor copied to float64 (others as they are)."""
+    return {k: v.double() if isinstance(v, torch.Tensor) and v.is_floating_point() else v for k, v in inputs.items()}
+
+
+def perturbed(inputs: dict[str, Any], delta: float, seed: int, flips: int = 0) -> dict[str, Any]:
+    """Float64 copies of the inputs with every floating-point element moved by `delta` of itself, up or down at
+    random (the j-th floating-point input's signs drawn from `seed + j`, then all flipped where bit j of `flips` is
+    set), for the truth's response to perturbed inputs; other inputs as they are."""
+    moved = {}
+    index = 0
+    for name, value in inputs.items():
+        if isinstance(value, torch.Tensor) and value.is_floating_point():
+            generator = torch.Generator(device=value.device).manual_seed(seed + index)
+            signs = torch.randint(0, 2, value.shape, generator=generator, device=value.device).double() * 2 - 1
+            value = value.double() * (1 + delta * signs * (-1.0 if flips >> index & 1 else 1.0))
+            index += 1
+        moved[name] = value
+    return moved
+
+
+def flip_patterns(count: int) -> list[tuple[int, int]]:
+    """(seed offset, flips) of the perturbed runs for `count` floating-point inputs: the signs as drawn, then once
+    per bit of the inputs' indices every input whose index has that bit flipped, so every two inputs are moved the
+    same way in one run and opposite ways in another (a cancellation between them shows in one of the two); a
+    second draw for a single input."""
+    if count <= 1:
+        return [(0, 0), (1 << 16, 0)]
+    flips = [sum(1 << j for j in range(count) if j >> bit & 1) for bit in range((count - 1).bit_length())]
+    return [(0, 0)] + [(0, f) for f in flips]
+
+
+def float64_reference(reference: Any, inputs: dict[str, Any], dtype: torch.dtype,
+                      rounded: list[bool] | None = None) -> Any:
+    """`reference` run on float64 copies of `inputs` (of a case in `dtype`) with every floating-point step widened
+    to float64; what it returns. `rounded`, when given, gets an entry for each `stored` rounding the run made (a
+    definition with such steps has no use for perturbed runs). Exceptions propagate: a reference with no float64
+    path says so in its contract."""
+    token, noted = _CASE_DTYPE.set(dtype), _ROUNDED.set(rounded)
+    try:
+        with torch.no_grad(), Widened():
+            return reference(**float64_inputs(inputs))
+    finally:
+        _CASE_DTYPE.reset(token)
+        _ROUNDED.reset(noted)

@@ -1,0 +1,157 @@
+"""The float64 truth rule (kbx.tasks.accuracy) as the trusted worker applies it."""
+
+import math
+from types import MappingProxyType
+
+import pytest
+import torch
+
+from kbx.evaluation.trusted import against_truth
+from kbx.evaluation.trusted.against_truth import basis
+from kbx.evaluation.trusted.compare import compare
+from kbx.status import Status
+from kbx.tasks.spec import Contract, Tolerance, Workload
+
+W = Workload("w", "check", MappingProxyType({"n": 4096}))
+TOLERANCES = MappingProxyType({d: Tolerance(1e-5, 1e-5) for d in ("float32", "float16", "bfloat16")})
+TRUTH = Contract("allclose", TOLERANCES)
+SUM = Contract("allclose", TOLERANCES, reduction_length="n")
+
+
+def judge(out, eager, truth, contract=TRUTH, dtype="float32"):
+    (result,) = compare(out, [eager], contract, dtype, W, [basis(eager, truth)])
+    return result
+
+
+def test_the_eager_reference_itself_passes_and_a_faithful_rounding_of_the_truth_too():
+    truth = torch.randn(10_000, dtype=torch.float64).exp()
+    eager = truth.to(torch.bfloat16)
+    assert judge(eager.clone(), eager, truth, dtype="bfloat16").status is Status.PASSED
+    # One ulp away from the truth on every element (the other neighbour): a faithful rounding passes.
+    up = torch.nextafter(truth.float(), torch.tensor(math.inf)).to(torch.bfloat16)
+    result = judge(up, eager, truth, dtype="bfloat16")
+    assert result.status is Status.PASSED and result.against == "float64"
+
+
+def test_a_few_wrong_elements_in_a_large_output_fail_though_the_normwise_error_hardly_moves():
+    torch.manual_seed(0)
+    truth = torch.randn(1 << 22, dtype=torch.float64)
+    eager = truth.float()
+    out = eager.clone()
+    out[-3:] = 0.0  # a missing tail mask: the last block's elements never written
+    result = judge(out, eager, truth)
+    assert result.status is Status.MISMATCH and result.mismatches == 3
+    assert result.first[0].index == ((1 << 22) - 3,)
+    assert result.truth_error < 1e-3  # normwise the three elements are lost in four million
+
+
+def test_tiny_probabilities_are_held_to_their_own_size():
+    # A softmax over a long row in bf16: most probabilities are far below any fixed atol.
+    torch.manual_seed(1)
+    logits = torch.randn(4, 40_000, dtype=torch.float64) * 3
+    truth = torch.softmax(logits, dim=-1)
+    eager = truth.to(torch.bfloat16)
+    assert judge(eager.clone(), eager, truth, dtype="bfloat16").status is Status.PASSED
+    off = (truth * torch.where(truth < 1e-6, 1.5, 1.0)).to(torch.bfloat16)  # only the tiny ones 50 % off
+    result = judge(off, eager, truth, dtype="bfloat16")
+    assert result.status is Status.MISMATCH and result.mismatches > 0.2 * truth.numel()
+
+
+def test_a_fused_kernel_with_float32_intermediates_passes_where_eager_rounds_to_fp16():
+    # layer_norm then linear in fp16: eager rounds the normalised rows to fp16 before the product; a fused kernel
+    # keeps them in fp32 and lands nearer the truth, by more than the old fp16 tolerance on some elements.
+    torch.manual_seed(2)
+    x = torch.randn(256, 1024, dtype=torch.float64) * 4 + 3
+    w = (torch.randn(512, 1024, dtype=torch.float64) / 8).half().double()
+    normed = torch.nn.functional.layer_norm(x, (1024,))
+    truth = normed @ w.T
+    eager = (normed.half().float() @ w.float().T).half()
+    fused = (normed.float() @ w.float().T).half()
+    legacy = compare(fused, [eager], Contract("allclose", MappingProxyType({"float16": Tolerance(1e-3, 1e-3)})),
+                     "float16", W)[0]
+    assert legacy.status is Status.MISMATCH  # against eager, the more accurate kernel looked wrong
+    result = judge(fused, eager, truth, dtype="float16")
+    assert result.status is Status.PASSED and result.truth_error < result.eager_error
+
+
+def test_an_accumulation_in_a_narrow_dtype_fails_normwise():
+    torch.manual_seed(3)
+    a, b = torch.randn(64, 4096, dtype=torch.float64), torch.randn(4096, dtype=torch.float64)
+    truth = a @ b
+    eager = (a.float() @ b.float())
+    lossy = torch.zeros(64, dtype=torch.float16)
+    for k in range(0, 4096, 64):  # fp16 partial sums of 64 products
+        lossy = lossy + (a[:, k : k + 64].float() @ b[k : k + 64].float()).half()
+    result = judge(lossy.float(), eager, truth, SUM)
+    assert result.status is Status.MISMATCH and result.truth_error > 100 * result.eager_error
+    assert "normwise error ||out - truth|| / ||truth||" in result.message
+
+
+def test_exact_zeros_are_checked_exactly_where_the_reference_is_exact():
+    truth = torch.tensor([0.0, 1.0, 2.0, 0.0], dtype=torch.float64)
+    eager = truth.float()
+    assert judge(torch.tensor([0.0, 1.0, 2.0, 1e-30]), eager, truth).status is Status.MISMATCH
+    assert judge(torch.tensor([0.0, 1.0, 2.0, 1e-39]), eager, truth).status is Status.PASSED  # below the flush floor
+
+
+def test_an_element_where_a_sum_cancels_may_err_as_much_as_the_reference_does_on_its_peers():
+    # Sums of +-1 terms that nearly cancel: the absolute error of an honest sum is the same on every element, so
+    # the few elements near zero carry relative errors far above u; the reference's own errors there cover them.
+    torch.manual_seed(4)
+    terms = torch.randn(20_000, 512, dtype=torch.float64)
+    truth = terms.sum(-1)
+    eager = terms.float().sum(-1)
+    sequential = torch.zeros(20_000)
+    for k in range(512):
+        sequential += terms[:, k].float()
+    result = judge(sequential, eager, truth, SUM)
+    assert result.status is Status.PASSED, result.message
+    assert result.max_rel_error > 1e-4  # some element's relative error is far above float32's unit roundoff
+
+
+def test_nan_and_infinity_keep_their_rules():
+    truth = torch.tensor([math.nan, math.inf, 1e39, 1.0], dtype=torch.float64)
+    eager = torch.tensor([math.nan, math.inf, math.inf, 1.0])  # fp32 overflows where float64 does not
+    assert judge(eager.clone(), eager, truth).status is Status.PASSED
+    assert judge(torch.tensor([math.nan, math.inf, 3.0e38, 1.0]), eager, truth).status is Status.MISMATCH
+    nonfinite = judge(torch.tensor([math.nan, math.inf, math.inf, math.nan]), eager, truth)
+    assert nonfinite.status is Status.NONFINITE
+    assert judge(torch.tensor([0.0, math.inf, math.inf, 1.0]), eager, truth).status is Status.MISMATCH
+    assert judge(torch.tensor([math.nan, -math.inf, math.inf, 1.0]), eager, truth).status is Status.MISMATCH
+
+
+def test_integer_outputs_equal_the_reference_or_the_truth_on_each_element():
+    eager, truth = torch.tensor([1, 2, 3]), torch.tensor([1, 2, 4], dtype=torch.int64)
+    assert judge(torch.tensor([1, 2, 4]), eager, truth).status is Status.PASSED
+    assert judge(torch.tensor([1, 2, 3]), eager, truth).status is Status.PASSED
+    assert judge(torch.tensor([2, 2, 3]), eager, truth).status is Status.MISMATCH
+
+
+def test_without_a_basis_the_tolerances_judge_against_the_reference():
+    eager = torch.ones(4)
+    (result,) = compare(eager + 1.5e-5, [eager], TRUTH, "float32", W, None)
+    assert result.status is Status.PASSED and result.against == "reference"
+    (result,) = compare(eager + 3e-5, [eager], TRUTH, "float32", W, None)
+    assert result.status is Status.MISMATCH
+
+
+@pytest.mark.parametrize("chunk", [7, 1 << 23])
+def test_chunks_give_the_verdict_of_the_whole_tensor(monkeypatch, chunk):
+    monkeypatch.setattr(against_truth, "CHUNK", chunk)
+    torch.manual_seed(5)
+    truth = torch.randn(1000, dtype=torch.float64)
+    eager = truth.float()
+    out = eager.clone()
+    out[[3, 500, 999]] *= 1.5
+    result = judge(out, eager, truth)
+    assert result.status is Status.MISMATCH and result.mismatches == 3
+    assert [m.index for m in result.first] == [(3,), (500,), (999,)]
+
+
+def test_the_truth_is_kept_finer_than_the_output_and_counted_in_the_cache():
+    eager = torch.ones(100, dtype=torch.bfloat16)
+    kept = basis(eager, torch.ones(100, dtype=torch.float64))
+    assert kept.truth.dtype == torch.float32 and kept.nbytes() == 400 + against_truth.BINS * 8
+    assert basis(eager.float(), torch.ones(100, dtype=torch.float64)).truth.dtype == torch.float64
+    with pytest.raises(ValueError, match="shape"):
+        basis(eager, torch.ones(10, dtype=torch.float64))

@@ -1,0 +1,80 @@
+import torch
+import torch.nn.functional as F
+
+from kbx.tasks.truth import float64_reference, task_dtype
+
+
+def test_float32_steps_of_a_reference_are_widened_to_float64():
+    def reference(input, weight):
+        # computes in fp32 on purpose, as many references do for accuracy at a narrow dtype
+        out = F.log_softmax(input.float() @ weight.to(torch.float32).T, dim=-1, dtype=torch.float32)
+        return out.to(input.dtype), out.sum(dtype=torch.float32), torch.zeros(2, dtype=torch.float16)
+
+    x, w = torch.randn(4, 8, dtype=torch.bfloat16), torch.randn(3, 8, dtype=torch.bfloat16)
+    outputs = float64_reference(reference, {"input": x, "weight": w}, torch.bfloat16)
+    assert [o.dtype for o in outputs] == [torch.float64] * 3
+    exact = F.log_softmax(x.double() @ w.double().T, dim=-1)
+    assert torch.equal(outputs[0], exact)
+
+
+def test_integer_inputs_stay_and_the_case_dtype_is_known_inside_the_run():
+    seen = []
+
+    def reference(input, index):
+        seen.append((task_dtype(input), index.dtype))
+        return input[index]
+
+    x, index = torch.randn(5, dtype=torch.float16), torch.tensor([4, 0])
+    (out,) = [float64_reference(reference, {"input": x, "index": index}, torch.float16)]
+    assert out.dtype == torch.float64 and seen == [(torch.float16, torch.int64)]
+    assert task_dtype(x) == torch.float16 and task_dtype(x.double()) == torch.float64  # outside a run: its own
+
+
+def test_a_rounding_the_definition_makes_is_kept_in_the_truth():
+    from kbx.tasks.truth import stored
+
+    def reference(input, residual):
+        h = stored(input + residual)  # the updated residual, rounded to the dtype by definition
+        return h * 3, (input + residual) * 3
+
+    x, r = torch.tensor([1.0], dtype=torch.bfloat16), torch.tensor([2.0**-9], dtype=torch.bfloat16)
+    kept, widened = float64_reference(reference, {"input": x, "residual": r}, torch.bfloat16)
+    assert kept.item() == 3.0 and widened.item() == 3 * (1 + 2.0**-9)
+    assert stored(x + r).dtype == torch.bfloat16  # outside a truth run: the tensor itself
+
+
+def test_perturbed_inputs_move_every_float_element_by_delta_of_itself_and_nothing_else():
+    from kbx.tasks.truth import perturbed
+
+    x, index = torch.randn(1000), torch.arange(3)
+    moved = perturbed({"input": x, "index": index, "eps": 1e-5}, 1e-3, seed=7)
+    ratio = moved["input"] / x.double()
+    assert moved["input"].dtype == torch.float64 and torch.allclose((ratio - 1).abs(), torch.tensor(1e-3).double())
+    assert 300 < int((ratio > 1).sum()) < 700  # up or down at random
+    assert moved["index"] is index and moved["eps"] == 1e-5
+    assert torch.equal(perturbed({"input": x}, 1e-3, seed=7)["input"], moved["input"])  # drawn from the seed
+
+
+def test_any_two_inputs_move_together_in_one_run_and_apart_in_another():
+    from kbx.tasks.truth import flip_patterns
+
+    for count in range(2, 9):
+        patterns = flip_patterns(count)
+        assert len(patterns) == 1 + (count - 1).bit_length()
+        for i in range(count):
+            for j in range(i):
+                relative = {(flips >> i & 1) ^ (flips >> j & 1) for _, flips in patterns}
+                assert relative == {0, 1}, (count, i, j)
+    assert len({offset for offset, _ in flip_patterns(1)}) == 2  # one input: two independent draws
+
+
+def test_a_truth_run_notes_the_roundings_its_definition_makes():
+    from kbx.tasks.truth import stored
+
+    x = torch.ones(2, dtype=torch.bfloat16)
+    rounded: list[bool] = []
+    float64_reference(lambda input: stored(input + 1) * 2, {"input": x}, torch.bfloat16, rounded)
+    assert rounded == [True]
+    rounded.clear()
+    float64_reference(lambda input: input * 2, {"input": x}, torch.bfloat16, rounded)
+    assert rounded == []
