@@ -2,8 +2,11 @@
 # On the device: confinement on a GPU, in one call. The boundary tests, confinement's cost, the exploit and hostile
 # suites, the performance stage's GPU tests, and a few solutions timed end to end, each step under its own limit.
 #   TASKS="relu softmax" scripts/gpu_confinement.sh STEP...   (steps: boundary devices cost exploits performance
-#   aa timed; devices: each GPU's node alone in a confined worker's /dev; aa: benchmarks/aa_in_run.py on $TASKS;
-#   logs land in $OUT; keep the steps of one call inside the device's 10 minutes)
+#   aa timed suite variance; devices: each GPU's node alone in a confined worker's /dev; aa: benchmarks/aa_in_run.py
+#   on $TASKS; suite: scripts/verify_tasks.py over every task (solutions and wrong candidates, every workload), shard
+#   K+$SHARD_OFFSET of $SHARDS on GPU K of $GPUS, $WORKERS evaluations at once per GPU; variance:
+#   benchmarks/process_variance.py with its variants on $VARIANCE_GPU; logs land in $OUT; keep the steps of one
+#   call inside the device's 10 minutes)
 set -u
 export PYTHONPATH=src PYTHONUNBUFFERED=1 KBX_STORE=/tmp/kbx-gpu/kbx.db
 out=${OUT:-/tmp/kbx-gpu-out}; mkdir -p "$out" /tmp/kbx-gpu
@@ -22,6 +25,20 @@ for name in "$@"; do
     devices) step devices 180 python3 -m pytest -q -p no:cacheprovider tests/gpu/test_confinement_gpu.py ;;
     # shellcheck disable=SC2086
     aa) step aa ${AA_LIMIT:-400} python3 benchmarks/aa_in_run.py --repeat ${REPEAT:-3} --tasks $tasks ;;
+    suite)
+      for ((g = 0; g < ${GPUS:-4}; g++)); do
+        CUDA_VISIBLE_DEVICES=$g timeout -s INT "${SUITE_LIMIT:-540}" python3 scripts/verify_tasks.py all --device cuda \
+          --workers "${WORKERS:-4}" --shard "$((g + ${SHARD_OFFSET:-0}))/${SHARDS:-4}" > "$out/suite-$g.log" 2>&1 &
+      done
+      wait
+      cat "$out"/suite-*.log | grep -c "^ok" | sed 's/^/suite: ok lines /'
+      grep -h "BAD" "$out"/suite-*.log | head -40 ;;
+    variance)
+      for task in "relu bench float16" "cross_entropy bench_vocab_32k bfloat16"; do
+        read -r name workload dtype <<< "$task"
+        CUDA_VISIBLE_DEVICES=${VARIANCE_GPU:-0} step "variance-$name" 300 python3 benchmarks/process_variance.py \
+          --task "$name" --workload "$workload" --dtype "$dtype" --n "${N:-6}" --variants sets12 warm1 pinned
+      done ;;
     cost) step cost 120 python3 benchmarks/confinement_cost.py 10 ;;
     exploits) step exploits 420 python3 -m pytest -q -p no:cacheprovider tests/gpu/test_exploits_gpu.py \
                 tests/gpu/test_hostile_gpu.py ;;
