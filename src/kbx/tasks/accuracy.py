@@ -3,8 +3,8 @@
 An `allclose` contract with a float64 path judges each floating-point output `o` against the truth `t` (the
 reference run on float64 copies of its inputs) and against the eager reference's own error `e - t`:
 
-- normwise: ||o - t|| <= k ||e - t|| + (u_out + u_acc (a + b sqrt(n))) ||t||, the 2-norm over the elements where
-  the reference and the truth are finite;
+- normwise: ||o - t|| <= k ||e - t|| + (u_out + u_acc (a + b sqrt(n))) ||t|| + c ||P||, the 2-norm over the
+  elements where the reference and the truth are finite;
 - per element: |o - t| <= 4 ulp_out(t) + u_acc (A + B sqrt(n)) |t| + K s E(|t|) + c P + 2^-126, where P is how far
   the truth moves when every input element is moved by u_acc (8 + 2 sqrt(n)) of itself at random, E(m) the largest
   error beyond its own rounding to the output dtype that the eager reference makes on an element of m's binade or
@@ -142,11 +142,13 @@ def rule_lines(accumulation_dtype: str, tf32: bool, length_param: str | None, dt
         "judged against a float64 truth: the reference run on float64 copies of the inputs",
         f"accumulation dtype: {acc}; accumulation length n = {n}",
         f"normwise: ||out - truth||_2 <= {rule.norm_factor:g} * ||ref - truth||_2 + (u_out + u_acc * "
-        f"({rule.norm_arithmetic:g} + {rule.norm_accumulation:g} * sqrt(n))) * ||truth||_2, where ref is the "
-        "PyTorch reference at the task dtype",
+        f"({rule.norm_arithmetic:g} + {rule.norm_accumulation:g} * sqrt(n))) * ||truth||_2 + "
+        f"{rule.backward_factor:g} * ||P||_2, where ref is the PyTorch reference at the task dtype and P how far "
+        f"each output of the truth moves when every input element is moved by u_acc * "
+        f"({rule.backward_arithmetic:g} + {rule.backward_accumulation:g} * sqrt(n)) of itself, up or down at random",
         f"every element: |out - truth| <= {rule.element_ulps:g} ulp_out(truth) + u_acc * ({rule.element_arithmetic:g}"
         f" + {rule.element_accumulation:g} * sqrt(n)) * |truth| + {rule.element_factor:g} * s * E(|truth|) + "
-        "2^-126, where E(m) is the reference's largest error beyond its own rounding on elements between "
+        f"{rule.backward_factor:g} * P + 2^-126, where E(m) is the reference's largest error beyond its own rounding on elements between "
         f"m/2^{rule.element_reach + 1} and 2m (over at least {rule.element_sample} elements) and "
         f"s = ||out - truth|| / ||ref - truth|| held within [1, {rule.norm_factor:g}]: tiny values are held to "
         "their own size, and a few wrong elements fail",

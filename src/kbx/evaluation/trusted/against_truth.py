@@ -156,6 +156,22 @@ def normwise_error(out: torch.Tensor, base: Basis) -> float:
     return math.sqrt(sq)
 
 
+def backward_norm(base: Basis) -> float:
+    """||P||_2: the norm of the truth's response to perturbed inputs (0 where there were no perturbed runs)."""
+    if base.backward is None:
+        return 0.0
+    return float(torch.linalg.vector_norm(base.backward, dtype=torch.float64))
+
+
+def normwise_limit(base: Basis, allowance: Allowance) -> float:
+    """The largest ||out - truth||_2 the rule allows: k times the reference's own error, the floor relative to
+    ||truth||, and c times ||P||, what a backward-stable kernel may move the outputs by where they are
+    ill-conditioned (a scalar sum that cancels: the reference's one error there is luck, not a measure)."""
+    rule = allowance.rule
+    return (rule.norm_factor * base.eager_error + allowance.norm_floor * base.norm
+            + rule.backward_factor * backward_norm(base))
+
+
 def envelope_scale(error: float, base: Basis, rule: Rule) -> float:
     """s: how many times the reference's normwise error the candidate's is, within [1, k]. A kernel uniformly less
     accurate than the reference (a one-pass variance, a sequential sum), which the normwise check accepts up to k
@@ -225,16 +241,18 @@ class _Tally:
 
     def verdict(self, shape: tuple[int, ...], base: Basis, allowance: Allowance, error: float) -> Comparison:
         norm = max(base.norm, 1e-300)
-        limit = allowance.rule.norm_factor * base.eager_error + allowance.norm_floor * base.norm
+        limit = normwise_limit(base, allowance)
         numbers = {"max_abs_error": self.max_abs, "max_rel_error": self.max_rel, "total": self.total,
                    "truth_error": error / norm, "eager_error": base.eager_error / norm, "bound_ratio": self.worst,
                    "against": "float64"}
         if self.nonfinite:
             return _report(Status.NONFINITE, "are non-finite where the reference is finite", shape, self.nonfinite,
                            self.first_nonfinite, numbers)
+        moved = allowance.rule.backward_factor * backward_norm(base) / norm
         normwise = (f"normwise error ||out - truth|| / ||truth|| = {error / norm:.3g}, allowed "
                     f"{allowance.rule.norm_factor:g} x the reference's {base.eager_error / norm:.3g} + "
-                    f"{allowance.norm_floor:.3g} = {limit / norm:.3g}")
+                    f"{allowance.norm_floor:.3g}" + (f" + {moved:.3g} (the truth's response)" if moved else "")
+                    + f" = {limit / norm:.3g}")
         if self.bad:
             what = f"exceed their bound against the float64 truth (worst {self.worst:.3g}x its bound; {normwise})"
             return _report(Status.MISMATCH, what, shape, self.bad, self.first_bad, numbers)

@@ -17,12 +17,13 @@ padded), 2-D and 3-D inputs, odd sizes that straddle tile boundaries (127, 129, 
 with a transposed base weight, and scales 0.5 and 2 (never 1, so a scale applied twice or to the base output
 shows). Values: `input` is normal with a few outliers (+-6), `weight` and `lora_a` normal with standard
 deviation 1 / sqrt(K), `lora_b` normal with standard deviation 1 / sqrt(R): base and adapter terms are both
-O(1). Check workloads keep K <= 129 but one: `check_long_k_offset` has K = 2049, inputs offset by 8 (a large
+O(1). Check workloads keep K <= 129 but one: `check_long_k_offset` has K = 2049, inputs offset by 16 (a large
 common activation, as outlier channels give) and weight and lora_a rows centred to sum to zero, so the offset
-cancels in the outputs (still O(1)) but not in the running sums, which reach 10 to 20: a kernel that keeps its
-accumulator in the input dtype rounds them at 2^-7 to 2^-6 every K step and misses by about 2x the tolerance (38
-of 4355 float16 elements, CPU interpreter; 3.3x simulated over 64-wide steps), where at K <= 129 (two or three
-steps) the same mistake hides within it (0.8x at most, simulated); the reference uses 0.2x of it.
+cancels in the outputs (still O(1)) but not in the running sums, which reach 20 to 40: a kernel that keeps its
+accumulator in the input dtype rounds them at 2^-6 to 2^-5 every K step and misses by 1.8x the truth rule's
+normwise bound (19 of 4355 float16 elements past their own, CPU interpreter), where at K <= 129 (two or three
+steps) the same mistake hides. With an offset of 8 it missed the normwise bound and only 1 element passed its own
+bound (1.02x), too near to hold on every seed.
 
 Tolerance: float16 |out - ref| <= 1e-2 + 3e-3 |ref|; bfloat16 7e-2 + 2e-2 |ref|. Every implementation rounds t
 to the input dtype (it is the operand of the second product), and two faithful ones can round one t[m, r] to
@@ -55,11 +56,11 @@ TASK = {
     "contract": {
         "kind": "allclose",
         "insensitive": {
-            "workloads": ["check_odd", "check_3d_rank8", "check_transposed", "check_rank64"],
+            "workloads": ["check_odd", "check_3d_rank8", "check_transposed", "check_rank64", "check_long_k_offset"],
             "reason": (
                 "the reference rounds the base product, x A^T and the low-rank product to the dtype before "
                 "adding them, as an unfused kernel does: where they cancel, those roundings are more than half "
-                "of the output (3-5 % in bf16)"
+                "of the output (3-6 % in bf16)"
             ),
         },
         "tolerance": {"float16": [1e-2, 3e-3], "bfloat16": [7e-2, 2e-2]},
@@ -74,7 +75,7 @@ TASK = {
                     "weight_layout": "transposed"}},
         {"name": "check_rank64", "role": "check", "params": {"input": [65, 127], "N": 129, "rank": 64, "scale": 2.0}},
         {"name": "check_long_k_offset", "role": "check",
-         "params": {"input": [65, 2049], "N": 67, "rank": 16, "scale": 2.0, "offset": 8.0}},
+         "params": {"input": [65, 2049], "N": 67, "rank": 16, "scale": 2.0, "offset": 16.0}},
         {"name": "bench_rank16", "role": "bench",
          "params": {"input": [16384, 8192], "N": 8192, "rank": 16, "scale": 2.0}},
         {"name": "bench_3d_rank64", "role": "bench",

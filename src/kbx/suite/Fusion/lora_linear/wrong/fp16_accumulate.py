@@ -2,9 +2,9 @@
 
 Each BLOCK_K step's `tl.dot` sums in fp32, but the running sum is rounded to the input dtype after every step:
 a saving of registers that loses the low bits of the sum K / BLOCK_K times. With O(1) partial sums and K <= 129
-(two or three steps) the loss hides within the tolerance; `check_long_k_offset` (K = 2049, inputs offset by 8
-against weight rows that sum to zero, so the running sums reach 10 to 20 while the outputs stay O(1)) rounds 33
-times at a granularity of 2^-7 to 2^-6 and misses by about twice the tolerance.
+(two or three steps) the loss hides; `check_long_k_offset` (K = 2049, inputs offset by 16 against weight rows
+that sum to zero, so the running sums reach 20 to 40 while the outputs stay O(1)) rounds 33 times at a
+granularity of 2^-6 to 2^-5 and misses by about twice the normwise bound of the truth rule.
 """
 
 import torch
