@@ -9,8 +9,8 @@ host a candidate that compiles is not judged (its kernels need a GPU), so only t
     PYTHONPATH=src python3 benchmarks/cuda_build_cost.py [--device cuda] [relu_raw relu ...]
 
 Measured so far (two shared CPU cores, nvcc 13.0, torch 2.13 CPU wheel, objects only, in the confinement):
-relu_raw 10-23 s to build (as the cores are shared), 0.01 s from the cache; relu (`torch/extension.h` in both sources) 239 s. Not yet
-run on a GPU host.
+relu_raw 10-23 s to build (as the cores are shared), 0.01 s from the cache; relu (`torch/extension.h` in both
+sources) 239 s. Not yet run on a GPU host.
 """
 
 from __future__ import annotations
