@@ -22,7 +22,7 @@ from kbx.evaluation.orchestrator.sandbox import Limits
 from kbx.evaluation.result import Evaluation
 from kbx.tasks.registry import load_suite, select
 from kbx.tasks.spec import Task
-from kbx.tasks.suite_check import expected_status
+from kbx.tasks.suite_check import expected_status, got_expected
 
 FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "hostile"
 
@@ -48,7 +48,7 @@ def run_all(pairs: list[tuple[Task, Path]], limits: Limits, sink: TextIO, rows: 
             sink.write(json.dumps(evaluation.to_json()) + "\n")
             sink.flush()
             expected = expected_status(path)
-            agree = evaluation.status.value == expected
+            agree = got_expected(path, evaluation.status.value)
             disagreements += not agree
             bench = sum(1 for c in evaluation.cases if c.role == "bench")
             label = f"{task.name}/{path.parent.name}/{path.stem}"

@@ -4,6 +4,10 @@ one line per candidate, marked BAD unless it got the status the suite expects of
     python scripts/verify_tasks.py gelu softmax            # CPU interpreter: smoke + check (+ perturbed) cases
     python scripts/verify_tasks.py --device cuda matmul    # on a GPU: every workload, timing off
     python scripts/verify_tasks.py --wrong-only all        # only the wrong/ candidates, of every task
+    python scripts/verify_tasks.py --device cuda --gpu-only all   # only the GPU-only wrong candidates
+
+A wrong candidate marked `DEVICE = "cuda"` (a mistake only a GPU exposes) is skipped on the CPU, with a line
+saying so; its `EXPECT` may name several statuses (`kbx.tasks.suite_check`).
 
 Also runs `kbx tasks validate` on the same tasks first. Exit status 1 when anything is BAD.
 """
@@ -20,7 +24,7 @@ from kbx.errors import TaskError
 from kbx.evaluation.orchestrator.pipeline import Evaluator
 from kbx.evaluation.orchestrator.sandbox import Limits
 from kbx.tasks.registry import load_suite, select
-from kbx.tasks.suite_check import expected_status
+from kbx.tasks.suite_check import expected_status, got_expected, gpu_only_reason, judged_on, required_device
 from kbx.tasks.validate import check_code
 
 
@@ -30,6 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--wrong-only", action="store_true", help="skip the solutions (timed elsewhere)")
+    parser.add_argument("--gpu-only", action="store_true", help='only the wrong candidates marked DEVICE = "cuda"')
     parser.add_argument("--shard", default="0/1", help="K/N: only every N-th task from the K-th (one GPU each)")
     parser.add_argument("--skip-category", nargs="*", default=[], help="leave out the tasks of these categories")
     args = parser.parse_args(argv)
@@ -46,6 +51,11 @@ def main(argv: list[str] | None = None) -> int:
             bad = True
             print(f"BAD {task.name}: {exc}")
     pairs = [(t, p) for t in tasks for p in [*([] if args.wrong_only else [t.solution_file]), *t.wrong_files()]]
+    if args.gpu_only:
+        pairs = [(t, p) for t, p in pairs if required_device(p) == "cuda"]
+    for path in [p for _, p in pairs if not judged_on(p, args.device)]:
+        print(f"skip {gpu_only_reason(path)}: only --device cuda shows its status", flush=True)
+    pairs = [(t, p) for t, p in pairs if judged_on(p, args.device)]
     with Evaluator(args.device, Limits(timeout_s=300), timing=None) as evaluator:
 
         def run(pair):
@@ -58,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
             for future in as_completed([pool.submit(run, pair) for pair in pairs]):  # keeps what it finished
                 task, path, evaluation, took = future.result()
                 expected = expected_status(path)
-                ok = evaluation.status.value == expected
+                ok = got_expected(path, evaluation.status.value)
                 bad |= not ok
                 label = f"{task.name}/{path.relative_to(task.path).with_suffix('')}"
                 message = "" if ok and expected == "PASSED" else (evaluation.message or "")[:160]

@@ -1,18 +1,71 @@
-"""What the suite expects of its own candidates: `solution.py` passes, `wrong/*.py` fail as they declare."""
+"""What the suite expects of its own candidates: `solution.py` passes, `wrong/*.py` fail as they declare, and where
+they can be judged.
+
+A wrong candidate declares its status as a top-level literal, `EXPECT = "MISMATCH"`. A mistake that only a GPU
+exposes (a TF32 dot, a data race, a launch limit, 32-bit offsets past 2^31 elements) also declares
+`DEVICE = "cuda"`: the CPU interpreter runs it correctly, so CPU checks skip it and the GPU suite check
+(`scripts/verify_tasks.py --device cuda`, `tests/gpu/test_suite_gpu.py`) runs it. Where the GPU's failure itself
+depends on what lies in memory (an out-of-bounds read is a crash where the address is unmapped, garbage where it
+is not), `EXPECT` is a tuple of the statuses it may get; it must never pass.
+"""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
+from typing import Any
 
 from kbx import syntax
 
+_MISSING = object()
+
+
+def declared(path: Path, name: str, default: Any = _MISSING) -> Any:
+    """The literal assigned to `name` at the top of a candidate file; `default` when there is none (ValueError
+    when no default is given)."""
+    for node in syntax.parse(path.read_text()).body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == name for t in node.targets):
+            return ast.literal_eval(node.value)
+    if default is _MISSING:
+        raise ValueError(f'{path} has no top-level {name} = "..."')
+    return default
+
+
+def expected_statuses(path: Path) -> tuple[str, ...]:
+    """`("PASSED",)` for a solution; the statuses a wrong candidate's `EXPECT` allows (one, or a tuple)."""
+    if path.name == "solution.py":
+        return ("PASSED",)
+    value = declared(path, "EXPECT")
+    statuses = (value,) if isinstance(value, str) else tuple(value)
+    if not statuses or not all(isinstance(s, str) for s in statuses) or "PASSED" in statuses and len(statuses) > 1:
+        raise ValueError(f"{path}: EXPECT must be a status or a tuple of failing statuses, not {value!r}")
+    return statuses
+
 
 def expected_status(path: Path) -> str:
-    """`PASSED` for a solution; the `EXPECT = "..."` literal of a wrong candidate."""
-    if path.name == "solution.py":
-        return "PASSED"
-    for node in syntax.parse(path.read_text()).body:
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "EXPECT" for t in node.targets):
-            return str(ast.literal_eval(node.value))
-    raise ValueError(f"{path} has no top-level EXPECT = \"<STATUS>\"")
+    """The expected status as one line: `PASSED`, `MISMATCH`, or `CRASHED | MISMATCH` for a tuple."""
+    return " | ".join(expected_statuses(path))
+
+
+def got_expected(path: Path, status: str) -> bool:
+    """Whether a candidate's status is one its file expects."""
+    return status in expected_statuses(path)
+
+
+def required_device(path: Path) -> str | None:
+    """The device a candidate's expected status needs (`DEVICE = "cuda"`), or None when any device shows it."""
+    device = declared(path, "DEVICE", None)
+    if device not in (None, "cuda"):
+        raise ValueError(f'{path}: DEVICE must be "cuda" when given, not {device!r}')
+    return device
+
+
+def judged_on(path: Path, device: str) -> bool:
+    """Whether `device` can show a candidate's expected status: a GPU-only mistake passes on the CPU interpreter."""
+    needed = required_device(path)
+    return needed is None or needed == device
+
+
+def gpu_only_reason(path: Path) -> str:
+    """Why a CPU check skips a candidate (for skip messages)."""
+    return f'{path.parent.parent.name}/{path.parent.name}/{path.stem}: DEVICE = "cuda" (a mistake only a GPU exposes)'

@@ -13,6 +13,12 @@ straddle block sizes (127, 129, 4097) and slices of 9001 (`check_long_rows`), lo
 may cap a row at (8192). Values have a non-zero mean, so sums grow with the length, and a few
 outliers. The `length` parameter of each workload is the number of elements summed into one output; the
 absolute tolerance grows with its square root (rounding error of a length-n sum grows like sqrt(n)).
+
+`bench_over_2_31` (65537 rows of 32768: 2^31 + 32768 elements, 8.6 GB in fp32, 4.3 GB in bf16) is the one workload
+whose row offsets pass 2^31: a kernel that computes `row * n_cols` in 32 bits reads its last row from about 8 GB
+before the tensor. Its input is drawn in place (the same distribution, outliers set by index), so that making it
+takes about 9 GB of GPU memory in fp32 and 13 GB in bf16 per worker, not the 40 GB of the general path's fp32
+temporaries; with the float64 second opinion the trusted worker peaks near 26 GB.
 """
 
 import math
@@ -58,6 +64,7 @@ TASK = {
          "params": {"shape": [256, 4096, 1024], "dim": 1, "keepdim": True, "length": 4096}},
         {"name": "bench_dims", "role": "bench",
          "params": {"shape": [64, 4096, 4096], "dim": [0, 2], "length": 262144}},
+        {"name": "bench_over_2_31", "role": "bench", "params": {"shape": [65537, 32768], "dim": -1, "length": 32768}},
     ],
 }
 
@@ -71,11 +78,30 @@ def make_inputs(workload, dtype, generator):
     shape = p["shape"]
     dims = [p["dim"]] if isinstance(p["dim"], int) else p["dim"]
     assert p["length"] == math.prod(shape[d] for d in dims), "length must be the number of summed elements"
-    x = inputs.randn(shape, dtype, generator, scale=1.0, offset=0.5)
-    x = inputs.with_outliers(x, generator, fraction=1e-3, magnitude=20.0)
+    if math.prod(shape) > _IN_PLACE_ABOVE:
+        x = _drawn_in_place(shape, dtype, generator)
+    else:
+        x = inputs.randn(shape, dtype, generator, scale=1.0, offset=0.5)
+        x = inputs.with_outliers(x, generator, fraction=1e-3, magnitude=20.0)
     x = inputs.layout(x, p.get("layout", "contiguous"))
     dim = p["dim"] if isinstance(p["dim"], int) else tuple(p["dim"])
     return {"input": x, "dim": dim, "keepdim": p.get("keepdim", False)}
+
+
+_IN_PLACE_ABOVE = 2**31
+"""Inputs with more elements than this are drawn in place (`_drawn_in_place`)."""
+
+
+def _drawn_in_place(shape, dtype, generator):
+    # N(0.5, 1) with +-20 at 1e-3 of the positions (drawn with replacement), as the general path, without its
+    # temporaries: one fp32 draw, shifted in place, cast, then the outliers written through a flat view.
+    x = torch.randn(tuple(shape), generator=generator, device=generator.device, dtype=torch.float32)
+    x = x.add_(0.5).to(inputs.torch_dtype(dtype))
+    n = x.numel()
+    picked = torch.randint(0, n, (n // 1000,), generator=generator, device=generator.device)
+    signs = torch.randint(0, 2, (n // 1000,), generator=generator, device=generator.device) * 2 - 1
+    x.view(-1)[picked] = (signs * 20.0).to(x.dtype)
+    return x
 
 
 def perturb(workload, rng):
