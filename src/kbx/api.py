@@ -33,6 +33,7 @@ def evaluate(
     timeout_s: float | None = None,
     suite: str | Path | None = None,
     confined: bool = True,
+    contract: str | None = None,
 ) -> Evaluation:
     """Evaluate one candidate on one task in an isolated worker.
 
@@ -45,6 +46,8 @@ def evaluate(
             KernelBench checkout (default: the suite shipped with kbx).
         confined: run the candidate in its OS confinement (namespaces, unprivileged UID, seccomp); False runs it
             as this process's user in the host's namespaces, and the row says so.
+        contract: `kernelbench` also judges a KernelBench problem's candidate by KernelBench's own rule
+            (`Evaluation.kernelbench`, `kbx.evaluation.kernelbench_rule`).
 
     Returns:
         The Evaluation; candidate failures are statuses in it, never exceptions.
@@ -59,7 +62,7 @@ def evaluate(
     code = extraction.code if extraction else source
     candidate = Candidate("api", task.name, code, problem=extraction.problem if extraction else None)
     limits = Limits(timeout_s=timeout_s, confined=confined)
-    with Evaluator(device, limits) as evaluator:
+    with Evaluator(device, limits, contract=contract) as evaluator:
         return evaluator.evaluate(task, candidate)
 
 

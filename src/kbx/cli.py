@@ -13,6 +13,7 @@ from typing import Any
 
 from kbx import cli_stored as stored
 from kbx.errors import KbxError
+from kbx.evaluation.kernelbench_rule import CONTRACTS
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -158,6 +159,9 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ray-address", help="Ray cluster address (default: start a local one)")
     parser.add_argument("--no-cache", action="store_true", help="evaluate even work the store already has")
     parser.add_argument("--no-timing", action="store_true", help="correctness only, even on a GPU")
+    parser.add_argument("--contract", choices=CONTRACTS,
+                        help="also judge each KernelBench problem's candidate by KernelBench's own rule (5 inputs at "
+                             "the problem's size, allclose atol=rtol=1e-2) and store that verdict beside kbx's")
     parser.add_argument("--timing-rounds", type=int, help="GPU timing: rounds of eager, compile, candidate (default 3)")
     parser.add_argument("--timing-budget", type=float,
                         help="GPU timing: sampling seconds per side per round (default 1.0)")
@@ -242,6 +246,7 @@ def _options(args: argparse.Namespace):  # noqa: ANN202 - RunOptions, imported l
         use_cache=not args.no_cache,
         timing=_timing(args),
         generation=_generation(args),
+        contract=args.contract,
     )
 
 

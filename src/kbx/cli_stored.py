@@ -87,6 +87,10 @@ def report_runs(args: argparse.Namespace) -> int:
 
         print(leaderboard(analysis, markdown=args.markdown))
         if args.markdown:
+            if analysis.kernelbench:
+                from kbx.report.tables import kernelbench_text
+
+                print(f"\n{kernelbench_text(analysis, markdown=True)}")
             return 0
         print()
     print(report_text(analysis))
@@ -133,7 +137,8 @@ def add_commands(commands: Any) -> None:
                                 "later run wins a task both evaluated)")
     reporting.add_argument("--all", action="store_true",
                            help="every run in the store, as one leaderboard (a method per run, best first)")
-    reporting.add_argument("--markdown", action="store_true", help="print the leaderboard as a Markdown table")
+    reporting.add_argument("--markdown", action="store_true",
+                           help="print the leaderboard (and, for KernelBench runs, KernelBench's numbers) as Markdown")
     reporting.add_argument("--html", type=Path, metavar="FILE", help="also write the self-contained HTML report here")
     reporting.add_argument("--tasks", nargs="+", default=[],
                            help="the task set (default: every task of the runs); tasks a run lacks count as failed")

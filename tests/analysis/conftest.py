@@ -136,3 +136,38 @@ def fair_store(tmp_path: Path) -> Path:
                       compile_=90.0),
             row("matmul", "MISMATCH", gpu=H100)])
     return path
+
+
+def kernelbench_row(task: str, status: str, rule: str | None, *, eager: float | None = None) -> dict[str, Any]:
+    """A row of a KernelBench problem, with KernelBench's rule's verdict when `rule` is given."""
+    base = row("relu", status, eager=eager, gpu=H100)
+    verdict = None if rule is None else {"verdict": rule, "passed": 5 if rule == "PASSED" else 0, "trials": 5,
+                                         "message": "" if rule == "PASSED" else f"{rule.lower()} by the rule in {task}"}
+    return {**base, "task": task, "category": "Fusion" if task.startswith("level2") else "Math",
+            "candidate": f"{task}.py", "candidate_hash": f"h-{task}", "kernelbench": verdict}
+
+
+@pytest.fixture()
+def kernelbench_store(tmp_path: Path) -> Path:
+    """run-kb: a KernelBench run with the rule recorded (speedups vs eager; vs compile 0.75 of them):
+    level1/1_A PASSED 2.5x, rule PASSED; level1/2_B PASSED 0.9x, rule FAILED; level1/3_E PASSED 1.6x, rule
+    NOT_JUDGED; level2/1_C MISMATCH, rule PASSED; level2/2_D RUNTIME_ERROR, rule FAILED. run-kb-plain: the same
+    suite without the rule (level1/1_A PASSED untimed). run-native: a kbx suite run (relu PASSED 2.0x)."""
+    path = tmp_path / "kernelbench.db"
+    suite = {"selection": {"suite": "kernelbench:/checkout", "tasks": [], "category": None, "level": None}}
+    with Store(path) as store:
+        for run_id, rows, config in (
+            ("run-kb", [kernelbench_row("level1/1_A", "PASSED", "PASSED", eager=2.5),
+                        kernelbench_row("level1/2_B", "PASSED", "FAILED", eager=0.9),
+                        kernelbench_row("level1/3_E", "PASSED", "NOT_JUDGED", eager=1.6),
+                        kernelbench_row("level2/1_C", "MISMATCH", "PASSED"),
+                        kernelbench_row("level2/2_D", "RUNTIME_ERROR", "FAILED")], suite),
+            ("run-kb-plain", [kernelbench_row("level1/1_A", "PASSED", None)], suite),
+            ("run-native", [row("relu", "PASSED", eager=2.0, gpu=H100)], {}),
+        ):
+            store.begin_run(run_id, method="oneshot", model=run_id, device="cuda", git_sha="abc",
+                            harness="0.1.0+t", config=config, environment={}, secret_seed=7)
+            for r in rows:
+                store.add_evaluation(run_id, r, "class ModelNew: pass\n", f"key-{run_id}-{r['candidate']}")
+            store.end_run(run_id, 1.0)
+    return path

@@ -75,3 +75,49 @@ def test_the_cuda_templates_and_examples_are_package_data():
     for path in shipped:
         relative = path.relative_to(ROOT / "src/kbx").as_posix()
         assert any(fnmatch.fnmatch(relative, g) for g in globs), f"{relative} is not packaged"
+
+
+KERNELBENCH = ROOT / "tests" / "fixtures" / "kernelbench"
+
+
+def _kernelbench_task(name):
+    from kbx.tasks.kernelbench import load_problems
+
+    return next(t for t in load_problems(KERNELBENCH).tasks if t.name == name)
+
+
+def test_a_kernelbench_problem_can_be_asked_for_in_cuda():
+    task = _kernelbench_task("level2/1_Linear_ReLU")
+    system, user = task_prompt(task, {}, "H100", backend="cuda")
+    assert "load_inline" in system.content and "`class ModelNew(nn.Module)`" in system.content
+    assert "It computes by calling the extension's functions." in system.content
+    assert "a top-level function with the task's name" not in system.content
+    text = user.content
+    assert text.startswith("Write a CUDA (a PyTorch extension built with `load_inline`) implementation of the "
+                           "KernelBench problem `level2/1_Linear_ReLU`")
+    assert "self.linear = nn.Linear(in_features, out_features)" in text and "Model(in_features, out_features)" in text
+    assert "gain_leaky_relu_ext = load_inline(" in text and "132 SMs" in text
+    assert "@triton.jit" not in text and "$" not in text.replace("$/", "")
+
+
+def test_the_kernelbench_triton_prompt_still_asks_for_triton():
+    _, user = task_prompt(_kernelbench_task("level1/1_Shifted_Square"), {}, None)
+    assert user.content.startswith("Write a Triton implementation of the KernelBench problem")
+    assert "@triton.jit" in user.content and "load_inline" not in user.content
+
+
+def test_the_kernelbench_cuda_example_passes_the_static_stage_as_a_cuda_modelnew():
+    from kbx.tasks.spec import ModuleInterface, Parameter, Signature
+
+    text = files("kbx.generate").joinpath("prompts", "kernelbench_example_cuda.md").read_text()
+    answer = text.split("An answer:\n```python\n")[1].split("```")[0]
+    interface = ModuleInterface(init=("features", "slope"), forward=Signature((Parameter("x"),)))
+    verdict = check_static(answer, ModuleInterface.CLASS, interface.forward, None, (), interface)
+    assert verdict.status is None and verdict.backend == "cuda", verdict.message
+
+
+def test_kbx_prompt_asks_for_a_cuda_modelnew(capsys):
+    suite = f"kernelbench:{KERNELBENCH}"
+    assert main(["prompt", "level1/1_Shifted_Square", "--suite", suite, "--backend", "cuda"]) == 0
+    out = capsys.readouterr().out
+    assert "class ModelNew" in out and "load_inline" in out and "only compiled" in out

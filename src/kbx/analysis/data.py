@@ -45,6 +45,10 @@ class Record:
     """The whole row, for the report's drill-down only (mismatch details, timings, transcript)."""
     uncompetitive: str = ""
     """Why the task's timed baseline is not competitive (`kbx.analysis.workloads.uncompetitive_note`), or ""."""
+    rule_verdict: str | None = None
+    """KernelBench's own rule's verdict (PASSED, FAILED, NOT_JUDGED) where the run recorded it
+    (`--contract kernelbench`), else None."""
+    rule_message: str = ""
 
     @classmethod
     def from_row(cls, run_id: str, row: Mapping[str, Any]) -> Record:
@@ -53,6 +57,7 @@ class Record:
         performance = row.get("performance") or {}
         gpu = environment.get("gpu") or (performance.get("environment") or {}).get("gpu") or row.get("device", "?")
         iteration = provenance.get("iteration")
+        rule = row.get("kernelbench") or {}
         return cls(
             run_id=run_id, task=row["task"], category=row.get("category") or "?", candidate=row["candidate"],
             candidate_hash=row.get("candidate_hash", ""), status=row["status"], call_ok=bool(row["call_ok"]),
@@ -60,6 +65,7 @@ class Record:
             speedup_compile=_number(row.get("speedup_compile")), sol_fraction=_number(row.get("sol_fraction")),
             gpu=str(gpu), sample=int(provenance.get("sample") or 0),
             iteration=None if iteration is None else int(iteration), row=row, uncompetitive=uncompetitive_note(row),
+            rule_verdict=rule.get("verdict"), rule_message=str(rule.get("message") or ""),
         )
 
 

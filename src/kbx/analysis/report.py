@@ -11,6 +11,7 @@ from kbx.analysis.crosshw import CrossHardware, cross_hardware
 from kbx.analysis.data import MethodRun, TaskOutcome, load_runs, task_set
 from kbx.analysis.glm import AnalysisUnavailable, GlmFit, fit_models
 from kbx.analysis.headline import Headline, headline
+from kbx.analysis.kernelbench import KernelBenchNumbers, kernelbench_numbers
 from kbx.analysis.trajectories import Trajectories, trajectories
 from kbx.errors import KbxError
 from kbx.store.db import Store
@@ -53,6 +54,8 @@ class Report:
     """(run id, candidate name) -> the messages sent for the call that produced the candidate, and its reply."""
     seed: int
     resamples: int
+    kernelbench: tuple[KernelBenchNumbers, ...] = ()
+    """One per method whose run is over KernelBench problems or recorded KernelBench's rule; empty otherwise."""
 
 
 def build_report(
@@ -93,4 +96,5 @@ def build_report(
         trajectories={run.label: t for run in runs if (t := trajectories(run.records)) is not None},
         cross_hardware=tuple(cross_hardware(r for run in runs for r in run.records)), code=code, usage=usage,
         conversations=conversations, seed=seed, resamples=resamples,
+        kernelbench=tuple(n for run in runs if (n := kernelbench_numbers(run, outcomes[run.label])) is not None),
     )

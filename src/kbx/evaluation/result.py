@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from kbx.evaluation.kernelbench_rule import RuleVerdict
 from kbx.evaluation.verdict import Comparison
 from kbx.status import Status
 
@@ -66,6 +67,9 @@ class Evaluation:
     """Wall seconds by phase (`Conversation.phases`, plus `static`): where the evaluation's time went."""
     performance: dict[str, Any] | None = None
     """`Performance.to_json()` when the candidate was timed (GPU only): per-workload samples, speedups, SOL."""
+    kernelbench: RuleVerdict | None = None
+    """KernelBench's own rule's verdict (`--contract kernelbench`, `kbx.evaluation.kernelbench_rule`); None when it
+    was not asked for or the task is not a KernelBench problem."""
 
     def _timed(self, key: str) -> float | None:
         return None if self.performance is None else self.performance.get(key)
@@ -120,4 +124,5 @@ class Evaluation:
             "provenance": self.provenance,
             "environment": self.environment,
             "performance": self.performance,
+            "kernelbench": None if self.kernelbench is None else self.kernelbench.to_json(),
         }

@@ -2,16 +2,18 @@
 
 `system.md` fields: modules (the anti-cheat's allow-list of importable modules, so the prompt cannot drift from it),
 entry_rule (what the module must define: a function, or a KernelBench problem's `ModelNew` class).
-`kernelbench.md` (a KernelBench problem) fields: name, category, level, description, reference (the problem file),
-init and forward (`Model`'s arguments), dtypes, contract, workloads, target and example (`kernelbench_example.md`, a
-problem and its answer written for kbx, so the model sees the expected shape of an answer).
+`kernelbench.md` (a KernelBench problem) fields: language, name, category, level, description, reference (the problem
+file), init and forward (`Model`'s arguments), dtypes, contract, workloads, target and example
+(`kernelbench_example.md`, or `kernelbench_example_cuda.md` for CUDA: a problem and its answer written for kbx, so the
+model sees the expected shape of an answer).
 `task.md` fields: name, category, level, description, signature, parameters, reference, dtypes, contract,
 forbidden, workloads, target (the device paragraph of `kbx.generate.gpus`), example_task and example (a suite
 solution of another task, so the model sees the expected shape of an answer without seeing this task's).
 
 A backend (`BACKENDS`) chooses the templates and the example: `triton` (`system.md`, `task.md`, the suite's own
 solutions) or `cuda` (`system_cuda.md`, `task_cuda.md`, and an extension built with `load_inline` from
-`prompts/cuda/`, in the form the CUDA backend's static stage allows: `kbx.candidates.cuda`).
+`prompts/cuda/`, in the form the CUDA backend's static stage allows: `kbx.candidates.cuda`). A KernelBench problem
+takes the backend's system template with the `ModelNew` rule, and `kernelbench.md` with the backend's example.
 """
 
 from __future__ import annotations
@@ -96,11 +98,16 @@ class PromptStyle:
     """The task template's name."""
     example: Callable[[Task, Mapping[str, Task]], tuple[str, str]]
     target: Callable[[str | None], str]
+    language: str
+    """How a KernelBench problem's prompt names what to write."""
+    kernelbench_example: str
+    """The template holding a KernelBench-style problem and its answer in this backend."""
 
 
 BACKENDS: dict[str, PromptStyle] = {
-    "triton": PromptStyle("system", "task", triton_example, describe_target),
-    "cuda": PromptStyle("system_cuda", "task_cuda", cuda_example, cuda_target),
+    "triton": PromptStyle("system", "task", triton_example, describe_target, "Triton", "kernelbench_example"),
+    "cuda": PromptStyle("system_cuda", "task_cuda", cuda_example, cuda_target,
+                        "CUDA (a PyTorch extension built with `load_inline`)", "kernelbench_example_cuda"),
 }
 """The kinds of candidate a prompt can ask for (`kbx prompt --backend`, `kbx run --backend`)."""
 
@@ -114,7 +121,7 @@ def task_prompt(
     if style is None:
         raise KbxError(f"unknown backend {backend!r}: choose from {', '.join(BACKENDS)}")
     if task.module is not None:
-        return _kernelbench_conversation(task, target, backend)
+        return _kernelbench_conversation(task, target, style)
     example_name, example = style.example(task, suite)
     fields = {
         "name": task.name,
@@ -137,20 +144,20 @@ def task_prompt(
     return Message("system", system), Message("user", template(style.task).substitute(fields))
 
 
-def _kernelbench_conversation(task: Task, target: str | None, backend: str) -> tuple[Message, ...]:
-    """The opening conversation for a KernelBench problem: a Triton `ModelNew` (the CUDA backend's prompt is for
-    kbx's own tasks so far)."""
-    if backend != "triton":
-        raise KbxError(f"{task.name}: KernelBench problems are asked for with Triton only so far (--backend triton)")
+def _kernelbench_conversation(task: Task, target: str | None, style: PromptStyle) -> tuple[Message, ...]:
+    """The opening conversation for a KernelBench problem: a `ModelNew` in the backend `style` asks for."""
     modules = ", ".join(f"`{m}`" for m in ALLOWED_MODULES if m != "__future__")
-    system = template("system").substitute(modules=modules, entry_rule=MODULE_RULE)
-    return Message("system", system), Message("user", kernelbench_prompt(task, target))
+    system = template(style.system).substitute(modules=modules, entry_rule=MODULE_RULE)
+    return Message("system", system), Message("user", kernelbench_prompt(task, target, style))
 
 
-def kernelbench_prompt(task: Task, target: str | None) -> str:
-    """The user message asking for a KernelBench problem's `ModelNew` (`kbx.tasks.kernelbench`)."""
+def kernelbench_prompt(task: Task, target: str | None, style: PromptStyle | None = None) -> str:
+    """The user message asking for a KernelBench problem's `ModelNew` (`kbx.tasks.kernelbench`), in the backend
+    `style` asks for (Triton by default)."""
     assert task.module is not None
+    style = style or BACKENDS["triton"]
     fields = {
+        "language": style.language,
         "name": task.name,
         "category": task.category,
         "level": task.level,
@@ -161,7 +168,7 @@ def kernelbench_prompt(task: Task, target: str | None) -> str:
         "dtypes": ", ".join(task.dtypes),
         "contract": "\n".join(f"- {line}" for line in contract_lines(task)),
         "workloads": "\n".join(f"- {line}" for line in workload_lines(task)),
-        "target": describe_target(target),
-        "example": template("kernelbench_example").template.strip(),
+        "target": style.target(target),
+        "example": template(style.kernelbench_example).template.strip(),
     }
     return template("kernelbench").substitute(fields)

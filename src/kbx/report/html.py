@@ -9,7 +9,7 @@ from pathlib import Path
 from kbx.analysis.report import Report
 from kbx.report import svg
 from kbx.report.drilldown import overview, task_panels
-from kbx.report.tables import COMPETITIVE
+from kbx.report.tables import COMPETITIVE, RULE, kernelbench_differences, kernelbench_fast_p, kernelbench_rule
 
 _CSS = """
 body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1200px;padding:0 16px 64px;color:#222}
@@ -72,7 +72,7 @@ def render_html(report: Report) -> str:
         ("pass@k", _pass_curve(report)), ("fast_p", _fast_p(report)),
         ("Categories", _categories(report)), ("Speedups", _speedups(report)), ("Speed of light", _sol(report)),
         ("GLM of correctness", _glm(report)), ("Refinement trajectories", _trajectories(report)),
-        ("Across GPUs", _cross(report)), ("Tasks", _tasks(report)),
+        ("Across GPUs", _cross(report)), ("KernelBench", _kernelbench(report)), ("Tasks", _tasks(report)),
     ]
     body = "".join(f'<section id="{escape(title.lower().replace(" ", "-"))}"><h2>{escape(title)}</h2>{html}</section>'
                    for title, html in sections if html)
@@ -294,6 +294,30 @@ def _cross(report: Report) -> str:
              escape(", ".join(f"{gpu}: {s:.2f}x" for gpu, s in k.speedups)), f"{k.spread:.2f}"]
             for k in report.cross_hardware]
     return _table(["task", "candidate", "speedup vs eager per GPU", "max / min"], rows)
+
+
+def _kernelbench(report: Report) -> str:
+    """fast_p at KernelBench's thresholds, and KernelBench's rule beside kbx's verdict where recorded."""
+    if not report.kernelbench:
+        return ""
+
+    def table(header: list[str], rows: list[list[str]]) -> str:
+        return _table(header, [[escape(cell) for cell in row] for row in rows])
+
+    parts = ['<p class="note">fast_p at KernelBench\'s thresholds: the share of tasks whose kernel kbx judged correct '
+             "and that ran more than p times as fast as the baseline (-: not timed).</p>",
+             table(*kernelbench_fast_p(report))]
+    header, rows = kernelbench_rule(report)
+    if not rows:
+        parts.append('<p class="note">KernelBench\'s own rule was not recorded (<code>kbx run/eval --contract '
+                     "kernelbench</code> records it).</p>")
+        return "".join(parts)
+    parts += [f"<h3>KernelBench's rule beside kbx's verdict</h3><p class=\"note\">{escape(RULE)}; counted in "
+              "evaluations.</p>", table(header, rows)]
+    header, rows = kernelbench_differences(report)
+    parts.append("<h3>Where they differ</h3>" + (table(header, rows) if rows else
+                 '<p class="note">The two verdicts agree on every evaluation the rule judged.</p>'))
+    return "".join(parts)
 
 
 def _tasks(report: Report) -> str:

@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kbx.analysis.compare import TaskChange
+from kbx.analysis.kernelbench import AGREEMENT, RULE_ONLY, THRESHOLDS
 from kbx.analysis.report import Report
+from kbx.evaluation.kernelbench_rule import ATOL, RTOL, TRIALS
 
 COMPETITIVE = "competitive baselines"
 """The label of a geometric mean over the tasks whose timed baseline is competitive (`kbx.analysis.workloads`)."""
@@ -61,12 +63,64 @@ def leaderboard(report: Report, markdown: bool = False) -> str:
              h.fast_1_eager.format(percent=True), h.geomean_eager.format(), h.geomean_eager_competitive.format(),
              h.geomean_compile.format(), h.geomean_compile_competitive.format()]
             for rank, h in enumerate(ranked, 1)]
-    if not markdown:
-        return text_table(header, rows)
+    return pipe_table(header, rows, left=3) if markdown else text_table(header, rows)
+
+
+def pipe_table(header: Sequence[str], rows: Sequence[Sequence[str]], left: int = 1) -> str:
+    """A Markdown pipe table: the first `left` columns left-aligned, the rest right-aligned."""
     escape = [[cell.replace("|", "\\|") for cell in row] for row in rows]
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" if i < 3 else "---:" for i in range(len(header)))
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" if i < left else "---:" for i in range(len(header)))
              + "|", *["| " + " | ".join(row) + " |" for row in escape]]
     return "\n".join(lines)
+
+
+RULE = (f"{TRIALS} inputs at the problem's own size, torch.allclose with atol = {ATOL:g}, rtol = {RTOL:g}, no other "
+        "check")
+"""KernelBench's rule in words, for the reports' headings."""
+
+
+def kernelbench_fast_p(report: Report) -> tuple[list[str], list[list[str]]]:
+    """(header, rows) of fast_p at KernelBench's thresholds, a row per method and baseline."""
+    header = ["method", "baseline", *[f"fast_{p:g}" for p in THRESHOLDS]]
+    rows = [[n.label, name, *[_pct(value) for _, value in curve]] for n in report.kernelbench
+            for name, curve in (("eager", n.fast_p_eager), ("torch.compile", n.fast_p_compile))]
+    return header, rows
+
+
+def kernelbench_rule(report: Report) -> tuple[list[str], list[list[str]]]:
+    """(header, rows) of kbx's verdict beside KernelBench's rule, a row per method that recorded the rule."""
+    header = ["method", "tasks", "correct (kbx)", "correct (KernelBench's rule)", *AGREEMENT]
+    rows = [[n.label, str(n.tasks), _pct(n.correct), f"{_pct(n.rule_correct)} of {n.rule_tasks} judged",
+             *[str(n.agreement[kind]) for kind in AGREEMENT]]
+            for n in report.kernelbench if sum(n.agreement.values())]
+    return header, rows
+
+
+def kernelbench_differences(report: Report) -> tuple[list[str], list[list[str]]]:
+    """(header, rows): every evaluation whose two verdicts differ, with the failing side's reason."""
+    header = ["task", "method", "candidate", "kbx", "KernelBench's rule", "why the failing side failed"]
+    rows = [[d.task, n.label, d.candidate, d.kbx_status, d.rule_verdict,
+             (d.kbx_message if d.kind == RULE_ONLY else d.rule_message)[:160]]
+            for n in report.kernelbench for d in n.disagreements]
+    return header, rows
+
+
+def kernelbench_text(report: Report, markdown: bool = False) -> str:
+    """KernelBench's numbers: fast_p at its thresholds, and its rule's verdict beside kbx's where recorded."""
+    def table(parts: tuple[list[str], list[list[str]]], left: int) -> str:
+        return pipe_table(*parts, left=left) if markdown else text_table(*parts)
+
+    parts = ["fast_p at KernelBench's thresholds: correct by kbx's verdict and more than p times as fast as the "
+             "baseline (-: not timed)\n" + table(kernelbench_fast_p(report), 2)]
+    ruled = kernelbench_rule(report)
+    if not ruled[1]:
+        parts.append("KernelBench's own rule was not recorded (kbx run/eval --contract kernelbench records it)")
+        return "\n\n".join(parts)
+    parts.append(f"KernelBench's rule ({RULE}) beside kbx's verdict, in evaluations\n" + table(ruled, 1))
+    differing = kernelbench_differences(report)
+    parts.append("where they differ\n" + table(differing, 6) if differing[1]
+                 else "the two verdicts agree on every evaluation the rule judged")
+    return "\n\n".join(parts)
 
 
 def category_text(report: Report) -> str:
@@ -162,6 +216,8 @@ def report_text(report: Report) -> str:
         sections.append("refinement trajectories\n" + trajectory_text(report))
     if report.cross_hardware:
         sections.append("same kernel, several GPUs\n" + cross_text(report))
+    if report.kernelbench:
+        sections.append("KernelBench's numbers\n" + kernelbench_text(report))
     return "\n\n".join(sections)
 
 

@@ -73,6 +73,9 @@ class RunOptions:
     """How the performance stage measures on a GPU (part of the cache key); None: correctness only."""
     generation: GenerationSettings | None = None
     """How a generating method (oneshot, sample, refine) asks its model; None for the others."""
+    contract: str | None = None
+    """Another harness's rule judged beside kbx's verdict (`kernelbench`, `kbx.evaluation.kernelbench_rule`); part of
+    the cache key."""
 
     def to_config(self) -> dict[str, Any]:
         """What a resumed run needs to redo the same selection."""
@@ -84,6 +87,7 @@ class RunOptions:
             "compile_timeout_s": self.compile_timeout_s,
             "confined": self.confined,
             "timing": None if self.timing is None else self.timing.to_json(),
+            "contract": self.contract,
             **({"generation": self.generation.to_json()} if self.generation else {}),
         }
 
@@ -152,6 +156,7 @@ def resume_run(run_id: str, options: RunOptions, progress: TextIO | None = sys.s
         timeout_s=info.config.get("timeout_s"), compile_timeout_s=info.config.get("compile_timeout_s"),
         confined=info.config.get("confined", True), model=info.model,
         timing=_stored_timing(info.config),
+        contract=info.config.get("contract"),
         generation=GenerationSettings.from_json(info.config["generation"]) if info.config.get("generation") else None,
     )
     if info.method == "eval":
@@ -364,8 +369,10 @@ def _slot_evaluate(evaluators: Sequence[Evaluator], jobs: int, writer: Writer, r
 def _evaluators(options: RunOptions, limits: Limits | None, secret_seed: int | None) -> Any:
     """The run's evaluators: local (one per visible GPU, or one on the CPU) or Ray actors."""
     if options.executor == "local":
-        return open_evaluators(options.device, options.gpus, limits, secret_seed, options.timing)
+        return open_evaluators(options.device, options.gpus, limits, secret_seed, options.timing, options.contract)
     if options.executor == "ray":
+        if options.contract is not None:
+            raise KbxError("--contract runs on the local executor only (--executor local)")
         from kbx.running.ray_executor import open_ray_evaluators
 
         return open_ray_evaluators(options.device, options.gpus, limits, secret_seed, options.ray_address,

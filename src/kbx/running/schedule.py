@@ -55,11 +55,12 @@ def plan_gpus(device: str, gpus: int | None) -> list[str | None]:
 def open_evaluators(
     device: str, gpus: int | None, limits: Limits | None, secret_seed: int | None,
     timing: TimingSettings | None = TimingSettings(),  # noqa: B008 - frozen, so one shared default is safe
+    contract: str | None = None,
 ) -> Iterator[list[Evaluator]]:
-    """The evaluators of a run, all sharing one secret seed and timing settings; closed on exit."""
+    """The evaluators of a run, all sharing one secret seed, timing settings and added contract; closed on exit."""
     seed = new_secret_seed() if secret_seed is None else secret_seed
     with ExitStack() as stack:
-        yield [stack.enter_context(Evaluator(device, limits, seed, timing=timing, gpu=gpu))
+        yield [stack.enter_context(Evaluator(device, limits, seed, timing=timing, gpu=gpu, contract=contract))
                for gpu in plan_gpus(device, gpus)]
 
 

@@ -40,13 +40,16 @@ def device_fingerprint(environment: dict[str, Any]) -> dict[str, Any]:
     return {name: environment.get(name) for name in _DEVICE_FIELDS if name in environment}
 
 
-def cache_key(candidate_hash: str, task_version: str, environment: dict[str, Any], timing: Any) -> str:
-    """The key under which an evaluation is stored and looked up."""
+def cache_key(candidate_hash: str, task_version: str, environment: dict[str, Any], timing: Any,
+              contract: str | None = None) -> str:
+    """The key under which an evaluation is stored and looked up; `contract`: a rule judged beside kbx's
+    (`--contract`), whose verdict the row then holds (a row without it is not the same work)."""
     material = {
         "candidate": candidate_hash,
         "task": task_version,
         "device": device_fingerprint(environment),
         "harness": harness_version(),
         "timing": timing,
+        **({"contract": contract} if contract else {}),
     }
     return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()[:32]

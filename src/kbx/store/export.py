@@ -12,7 +12,8 @@ from kbx.store.db import Store
 FLAT_COLUMNS = ("run_id", "task", "category", "candidate", "candidate_hash", "status", "call_ok", "exe_ok", "device",
                 "stage", "message", "speedup_eager", "speedup_compile", "sol_fraction", "task_version", "elapsed_s",
                 "cached_from")
-"""Parquet columns taken as they are; the nested rest (cases, performance, provenance, environment) is JSON text."""
+"""Parquet columns taken as they are; the nested rest (cases, performance, provenance, environment, kernelbench) is
+JSON text."""
 FLOAT_COLUMNS = ("speedup_eager", "speedup_compile", "sol_fraction", "elapsed_s")
 
 
@@ -41,6 +42,6 @@ def _write_parquet(rows: list[dict[str, Any]], out: Path) -> None:
     columns: dict[str, Any] = {name: [row.get(name) for row in rows] for name in FLAT_COLUMNS}
     for name in FLOAT_COLUMNS:  # typed even when every value is null (a CPU run), so exports concatenate
         columns[name] = pa.array(columns[name], type=pa.float64())
-    for name in ("cases", "performance", "provenance", "environment", "phases"):
+    for name in ("cases", "performance", "provenance", "environment", "phases", "kernelbench"):
         columns[f"{name}_json"] = [json.dumps(row.get(name)) for row in rows]
     pq.write_table(pa.table(columns), out)

@@ -53,7 +53,7 @@ def open_suite(spec: SuiteSpec = None, level: int | None = None) -> Suite:
         path = text.removeprefix(kernelbench.PREFIX)
         if not path:
             raise KbxError(f"--suite {kernelbench.PREFIX}PATH needs the path of a KernelBench checkout")
-        problems = kernelbench.load_problems(Path(path).expanduser(), level)
+        problems = kernelbench.load_problems(Path(path).expanduser().resolve(), level)  # workers start elsewhere
         return Suite(problems.tasks, problems.unloaded)
     tasks = [read_task(folder) for folder in task_folders(Path(spec) if spec is not None else default_suite_root())]
     return Suite(tuple(t for t in tasks if level is None or t.level == level))

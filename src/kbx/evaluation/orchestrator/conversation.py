@@ -83,11 +83,15 @@ class Conversation:
         refill_index: int | None = None,
         gate: GpuGate | None = None,
         own_kernels: bool = False,
+        watched: bool = True,
     ) -> None:
         """`gate`: the GPU's gate when the run times candidates; held shared from the first case until the last
         is judged (the performance stage then takes it exclusively). `own_kernels`: every traced call must
-        launch a kernel of the candidate's compiled extensions (a CUDA candidate)."""
+        launch a kernel of the candidate's compiled extensions (a CUDA candidate). `watched`: whether each case's
+        torch work and launch trace are judged; False only for the cases of KernelBench's own rule, which has no
+        such check (`kbx.evaluation.kernelbench_rule`) and decides nothing of kbx's verdict."""
         self._own_kernels = own_kernels
+        self._watched = watched
         self.cases = cases
         self._gate = gate
         self._sharing = False
@@ -194,7 +198,8 @@ class Conversation:
         path = self._job_dir / f"case_{case.index}.pt"
         if event.file != path.name or path.is_symlink() or not path.is_file():
             return self._forge(f"the report of {case.label()} does not match what the worker saves")
-        evidence = torch_compute_violation(event.torch_work) or launch_violation(event.launches, self._own_kernels)
+        evidence = (torch_compute_violation(event.torch_work) or launch_violation(event.launches, self._own_kernels)
+                    if self._watched else None)
         if evidence:
             path.unlink(missing_ok=True)
             return self._reject(evidence)

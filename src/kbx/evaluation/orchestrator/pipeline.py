@@ -7,7 +7,6 @@ It runs in the orchestrator process and never imports candidate code, torch or C
 from __future__ import annotations
 
 import shutil
-import signal
 import tempfile
 import threading
 import time
@@ -20,31 +19,25 @@ from typing import Any, Literal
 from kbx.candidates.source import Candidate
 from kbx.candidates.static import check_static
 from kbx.errors import KbxError, ReferenceFailed
+from kbx.evaluation import kernelbench_rule as rule
 from kbx.evaluation.bench_inputs import TimingSettings
 from kbx.evaluation.candidate.audit import JOB_PREFIX
 from kbx.evaluation.cases import DEVICE_ROLES, Case, new_secret_seed, plan_cases, reproducibility_cases
 from kbx.evaluation.confinement.enter import default_hidden, for_this_process, unavailable
 from kbx.evaluation.confinement.libc import set_undumpable
+from kbx.evaluation.kernelbench_rule import RuleVerdict
+from kbx.evaluation.orchestrator import kernelbench
 from kbx.evaluation.orchestrator.baselines import BaselineBook
 from kbx.evaluation.orchestrator.conversation import Conversation, refill_case
 from kbx.evaluation.orchestrator.extensions import ExtensionBuilder, Prepared
+from kbx.evaluation.orchestrator.failures import call_failure, unjudged, unreadable
 from kbx.evaluation.orchestrator.gpu_gate import GpuGate, gpu_gate
 from kbx.evaluation.orchestrator.handover import Inbox
 from kbx.evaluation.orchestrator.performance import PerformanceStage
 from kbx.evaluation.orchestrator.sandbox import Limits, WorkerRun, run_worker, scratch_root, start_zygote
 from kbx.evaluation.orchestrator.timed_slots import Performance
 from kbx.evaluation.orchestrator.trusted_client import TrustedWorker
-from kbx.evaluation.protocol import (
-    TIMED,
-    CaseDone,
-    CaseFailed,
-    CaseStart,
-    Event,
-    Finished,
-    Imported,
-    ImportFailed,
-    Started,
-)
+from kbx.evaluation.protocol import CaseStart
 from kbx.evaluation.result import CaseResult, Evaluation
 from kbx.evaluation.verdict import Comparison
 from kbx.status import Status
@@ -70,10 +63,20 @@ class Evaluator:
         secret_seed: int | None = None,
         timing: TimingSettings | None = TimingSettings(),  # noqa: B008 - frozen, so one shared default is safe
         gpu: str | None = None,
+        contract: str | None = None,
     ) -> None:
         """`timing`: how the performance stage measures on a GPU; None skips the stage (correctness only).
         `gpu`: pin the trusted worker and every candidate worker to this one GPU (a `CUDA_VISIBLE_DEVICES`
-        entry); None uses the devices the environment makes visible."""
+        entry); None uses the devices the environment makes visible. `contract`: another harness's rule to judge
+        beside kbx's verdict (`kernelbench`: `kbx.evaluation.kernelbench_rule`, for KernelBench problems); None
+        judges kbx's alone.
+
+        Raises:
+            KbxError: an unknown contract, or a machine that cannot confine candidates.
+        """
+        if contract is not None and contract not in rule.CONTRACTS:
+            raise KbxError(f"unknown contract {contract!r}: choose from {', '.join(rule.CONTRACTS)}")
+        self.contract = contract
         self.gpu = gpu
         set_undumpable()  # the orchestrator: no candidate may read its memory, whatever UID it runs as
         limits = limits or Limits()
@@ -122,11 +125,14 @@ class Evaluator:
             return replace(
                 base, status=verdict.status, message=f"{verdict.check}: {verdict.message}",
                 elapsed_s=static_s, phases={"static": static_s},
+                kernelbench=self._rule(task, part, lambda: kernelbench.after_static(verdict)),
             )
         assert candidate.code is not None
         prepared = self.extensions.prepare(task, verdict.extensions)  # a CUDA candidate's builds (none for Triton)
         if prepared.failure is not None:
-            return _build_failed(base, prepared, time.monotonic() - start, static_s)
+            status, message, _ = prepared.failure
+            return replace(_build_failed(base, prepared, time.monotonic() - start, static_s),
+                           kernelbench=self._rule(task, part, lambda: kernelbench.after_build(status, message)))
         prepared.require(self.device)
         cases, extra = self._plan(task, part)
         if not task.workloads_for(DEVICE_ROLES[self.device]):  # a KernelBench problem with nothing to shrink, on a CPU
@@ -163,7 +169,30 @@ class Evaluator:
             evaluation = _with_performance(evaluation, stage.result)
         phases = {"static": static_s, **({"build": prepared.build_s} if prepared.entries else {}),
                   **conversation.phases}
-        return replace(evaluation, elapsed_s=time.monotonic() - start, phases=phases)
+        ruled = time.monotonic()
+        judged = self._rule(task, part, lambda: self._judge_rule(task, candidate.code or "", prepared))
+        if judged is not None:
+            phases["kernelbench"] = time.monotonic() - ruled
+        return replace(evaluation, elapsed_s=time.monotonic() - start, phases=phases, kernelbench=judged)
+
+    def _rule(self, task: Task, part: Part, judged: Callable[[], RuleVerdict]) -> RuleVerdict | None:
+        """KernelBench's rule's verdict (`judged()`) where this evaluator records it: `--contract kernelbench`, a
+        KernelBench problem, and the part of an evaluation that checks correctness."""
+        if self.contract != rule.NAME or task.module is None or part == "timing":
+            return None
+        return judged()
+
+    def _judge_rule(self, task: Task, code: str, prepared: Prepared) -> RuleVerdict:
+        """Run KernelBench's rule's trials in a candidate worker of their own
+        (`kbx.evaluation.orchestrator.kernelbench`)."""
+
+        def start(job_dir: Path, conversation: Conversation, inbox: Inbox) -> WorkerRun:
+            built = {"extensions": prepared.install(job_dir)} if prepared.entries else None
+            return run_worker(task.path, code, self.device, self.limits, job_dir, conversation.on_event, self.gpu,
+                              self.confinement, self._zygote, inbox, built)
+
+        return kernelbench.judge_rule(task, self._trusted, self._trusted_lock, self.limits, self.device, start,
+                                      self._gate())
 
     def _base(self, task: Task, candidate: Candidate) -> Evaluation:
         """The evaluation's fields known before anything runs (status PASSED until a stage says otherwise)."""
@@ -237,7 +266,7 @@ class Evaluator:
         failed = next((r for r in results if r.status is not Status.PASSED), None)
         if failed is None:
             failure = (
-                _unreadable(cases, judged) or _call_failure(run, cases, self.limits) or _unjudged(cases, judged)
+                unreadable(cases, judged) or call_failure(run, cases, self.limits) or unjudged(cases, judged)
             )
             if failure is not None:
                 status, message, error = failure
@@ -279,13 +308,13 @@ class _CaseJudge:
 
 def combine(correctness: Evaluation, timing: Evaluation) -> Evaluation:
     """One evaluation from its two parts: the cases of both, the verdict and timings of the second (which runs only
-    when the first passed), the time of both."""
+    when the first passed), the time of both, and the first's KernelBench-rule verdict (judged with it)."""
     phases = dict(correctness.phases)
     for phase, seconds in timing.phases.items():
         phases[phase] = phases.get(phase, 0.0) + seconds
     output = "\n".join(o for o in (correctness.worker_output, timing.worker_output) if o)
     return replace(timing, cases=correctness.cases + timing.cases, elapsed_s=correctness.elapsed_s + timing.elapsed_s,
-                   phases=phases, worker_output=output)
+                   phases=phases, worker_output=output, kernelbench=correctness.kernelbench)
 
 
 def _build_failed(base: Evaluation, prepared: Prepared, elapsed_s: float, static_s: float) -> Evaluation:
@@ -295,69 +324,6 @@ def _build_failed(base: Evaluation, prepared: Prepared, elapsed_s: float, static
     return replace(base, stage="build", status=status or Status.COMPILE_ERROR, message=message, error=error,
                    worker_output=prepared.output, elapsed_s=elapsed_s,
                    phases={"static": static_s, "build": prepared.build_s})
-
-
-def _call_failure(run: WorkerRun, cases: list[Case], limits: Limits) -> tuple[Status, str, str] | None:
-    """The status of a worker that did not call the candidate on every case, or None if it did."""
-    events = run.events
-    current = _current_case(events, cases)
-    if run.timed_out:
-        return Status.TIMEOUT, f"no result within {limits.timeout_s:g}s{current}", ""
-    for kind in (ImportFailed, CaseFailed):
-        failure = next((e for e in reversed(events) if isinstance(e, kind)), None)
-        if isinstance(failure, (ImportFailed, CaseFailed)):
-            status = _status_or(failure.status, Status.RUNTIME_ERROR)
-            if isinstance(failure, ImportFailed):
-                where = "while importing the candidate"
-            elif failure.index == TIMED:
-                where = "while being timed"
-            else:
-                where = current.removeprefix(", ")
-            return status, f"{failure.error} ({where})", failure.traceback
-    done = {e.index for e in events if isinstance(e, CaseDone)}
-    if any(isinstance(e, Finished) for e in events) and all(c.index in done for c in cases):
-        return None
-    code = run.returncode
-    if code is not None and code < 0:
-        name = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else str(-code)
-        if name == "SIGXCPU":
-            return Status.TIMEOUT, f"CPU-time limit exceeded{current}", ""
-        hint = " (possibly out of memory)" if name == "SIGKILL" else ""
-        return Status.CRASHED, f"worker killed by {name}{hint}{current}", ""
-    if not any(isinstance(e, Started) for e in events):
-        return Status.CRASHED, f"worker failed to start (exit code {code}): {run.output[-300:]}", ""
-    return Status.CRASHED, f"worker exited with code {code} before finishing{current}", ""
-
-
-def _unreadable(cases: list[Case], judged: dict[int, dict[str, Any]]) -> tuple[Status, str, str] | None:
-    """A case whose saved outputs could not be read back (the file is the candidate process's to spoil)."""
-    for case in cases:
-        if "error" in judged.get(case.index, {}):
-            error = judged[case.index]["error"]
-            return Status.CRASHED, f"the saved outputs of {case.label()} could not be read: {error}", ""
-    return None
-
-
-def _unjudged(cases: list[Case], judged: dict[int, dict[str, Any]]) -> tuple[Status, str, str] | None:
-    """A worker that claims to have finished every case but left one without saved outputs."""
-    for case in cases:
-        if case.index not in judged:
-            return Status.CRASHED, f"the worker reported {case.label()} done but saved no output for it", ""
-    return None
-
-
-def _current_case(events: list[Event], cases: list[Case]) -> str:
-    started = [e.index for e in events if isinstance(e, CaseStart)]
-    if not started or not 0 <= started[-1] < len(cases):
-        return ", before the first case" if any(isinstance(e, Imported) for e in events) else ""
-    return f", during {cases[started[-1]].label()}"
-
-
-def _status_or(value: Any, default: Status) -> Status:
-    try:
-        return Status(value)
-    except ValueError:
-        return default
 
 
 def _case_result(case: Case, raw: dict[str, Any]) -> CaseResult:

@@ -82,6 +82,25 @@ def judge(
     return [Comparison(Status.PASSED, total=sum(r.numel() for r in expected))]
 
 
+def kernelbench_judge(got: Any, expected: Sequence[torch.Tensor], dtype: str, atol: float, rtol: float
+                      ) -> list[Comparison]:
+    """KernelBench's rule on one case (`kbx.evaluation.kernelbench_rule`): each output a tensor of the reference's
+    shape and dtype (torch.allclose raises on two dtypes, and KernelBench fails an exception), and
+    `torch.allclose(out, ref, atol, rtol)`: every element within atol + rtol * |ref|, an infinity matched only by
+    the same one, and any NaN failing (allclose's `equal_nan=False`), where kbx lets a NaN match a NaN. Against the
+    reference at the case's dtype alone: no float64 second opinion, no widening."""
+    contract = Contract(kind="allclose", tolerances={dtype: Tolerance(atol, rtol)}, second_opinion=False)
+    comparisons = compare(got, expected, contract, dtype, Workload("kernelbench", "bench"))
+    for index, (comparison, out) in enumerate(zip(comparisons, _as_list(got))):
+        if comparison.status is Status.PASSED and out.is_floating_point():
+            nans = int(out.isnan().sum())
+            if nans:
+                comparisons[index] = replace(comparison, status=Status.MISMATCH, mismatches=nans,
+                                             message=f"{nans} of {out.numel()} elements are NaN (torch.allclose "
+                                                     "fails a NaN, even where the reference has one)")
+    return comparisons
+
+
 SECOND_OPINION_KINDS = ("exact",)
 """Contracts whose failures are judged again against a float64 run of the reference (an allclose contract is judged
 against the float64 truth in the first place, or has no float64 path)."""

@@ -108,7 +108,7 @@ class _State(TimingRequests):
         if device == "cuda" and not torch.cuda.is_available():
             raise KbxError("--device cuda was asked for but torch sees no CUDA GPU")
         self.device = device
-        self._references: OrderedDict[tuple[str, int, int, str], tuple[list[Any], list[Any] | None]] = OrderedDict()
+        self._references: OrderedDict[tuple[str, int, int, str, bool], tuple[list[Any], list[Any] | None]] = OrderedDict()
         """Per case, the reference outputs and (for contracts judged against the float64 truth) their bases."""
         self._kept_outputs: OrderedDict[tuple[str, int], list[Any]] = OrderedDict()
         """Outputs of cases a later case of the same job is compared with (`_against_twin`), newest last."""
@@ -154,7 +154,14 @@ class _State(TimingRequests):
 
     def _check_case(self, task_dir: Path, job_dir: Path, case: dict[str, Any], waiting: list[int]) -> dict[str, Any]:
         """One case's result: its comparisons, or the reason its outputs could not be read."""
-        from kbx.evaluation.trusted.compare import TASK_CHECKED, judge, second_opinion, wants_second_opinion
+        from kbx.evaluation import kernelbench_rule as rules
+        from kbx.evaluation.trusted.compare import (
+            TASK_CHECKED,
+            judge,
+            kernelbench_judge,
+            second_opinion,
+            wants_second_opinion,
+        )
 
         code = self._task_code(task_dir)
         task = code.task
@@ -162,6 +169,10 @@ class _State(TimingRequests):
         outputs = self._saved_outputs(job_dir / case["file"], waiting)
         if isinstance(outputs, str):  # the file and descriptors are the candidate process's: unreadable means tampered
             return {"index": case["index"], "error": outputs}
+        if case.get(rules.CASE_RULE) == rules.NAME:  # KernelBench's own rule, judged beside kbx's verdict
+            expected, _ = self._reference(code, case, workload, truth=False)
+            comparisons = kernelbench_judge(outputs, expected, case["dtype"], rules.ATOL, rules.RTOL)
+            return {"index": case["index"], "comparisons": [c.to_json() for c in comparisons]}
         expected, bases = self._reference(code, case, workload)
         inputs = self._inputs(code, case, workload) if task.contract.kind in TASK_CHECKED else None
         comparisons = judge(outputs, expected, inputs, code, task.contract, case["dtype"], workload, bases)
@@ -309,14 +320,14 @@ class _State(TimingRequests):
                 torch.cuda.empty_cache()
 
     def _reference(
-        self, code: Any, case: dict[str, Any], workload: Workload
+        self, code: Any, case: dict[str, Any], workload: Workload, truth: bool = True
     ) -> tuple[list[Any], list[Any] | None]:
         """The case's reference outputs and their bases (None unless the contract is judged against the float64
-        truth and the truth could be computed), from the cache or computed once and cached."""
+        truth, `truth` asks for it, and the truth could be computed), from the cache or computed once and cached."""
         from kbx.evaluation.outputs import output_items
 
         key = (code.task.version, case["seed"], int(case.get("seed_shift") or 0),
-               json.dumps(dict(workload.params), sort_keys=True))
+               json.dumps(dict(workload.params), sort_keys=True), truth)
         if key in self._references:
             self._references.move_to_end(key)
             return self._references[key]
@@ -329,8 +340,8 @@ class _State(TimingRequests):
             raise ReferenceFailed(f"task {code.task.name}: its inputs could not be made for {where}: "
                                   f"{type(exc).__name__}: {_first_line(exc)}") from None
         outputs = output_items(self._eager_outputs(code, inputs, where))
-        bases = (self._bases(code, inputs, outputs, case["dtype"], workload) if code.task.contract.against_truth
-                 else None)
+        bases = (self._bases(code, inputs, outputs, case["dtype"], workload)
+                 if truth and code.task.contract.against_truth else None)
         del inputs
         self._references[key] = (outputs, bases)
         self._cached_bytes += _entry_bytes(outputs, bases)

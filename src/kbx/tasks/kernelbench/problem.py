@@ -108,6 +108,13 @@ def read_problem(path: Path) -> Task:
     )
 
 
+def published_elements(task: Task) -> int:
+    """An estimate of the elements of the largest input `get_inputs` makes at the problem's own sizes, from its
+    syntax alone (`sizes.input_elements`)."""
+    module = syntax.parse(task.path.read_text(errors="replace"), filename=str(task.path))
+    return sizes.input_elements(module, sizes.constants(module))
+
+
 def level_of(folder: str) -> int | None:
     """1, 2 or 3 for a folder named `level1`, `level2`, `level3`; None for any other."""
     return {"level1": 1, "level2": 2, "level3": 3}.get(folder)
