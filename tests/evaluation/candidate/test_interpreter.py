@@ -44,16 +44,20 @@ def test_bf16_kernels_are_wrong_without_the_shims():
     assert errors["dot"] > 1 or errors["cast_mismatches"] > 0
 
 
-def test_masks_from_a_scalar_condition_work_with_the_shims():
-    script = FIXTURES / "interpreter" / "scalar_masks.py"
+def shimmed_and_bare(script: str) -> tuple[dict, dict]:
+    """What the fixture `interpreter/SCRIPT` prints with the interpreter's shims installed, and without them."""
     env = {**os.environ, "TRITON_INTERPRET": "1"}
     outcomes = []
     for flags in (["--shim"], []):
-        result = subprocess.run([sys.executable, str(script), *flags], capture_output=True, text=True, env=env,
-                                timeout=300)
+        result = subprocess.run([sys.executable, str(FIXTURES / "interpreter" / script), *flags],
+                                capture_output=True, text=True, env=env, timeout=300)
         assert result.returncode == 0, result.stderr[-2000:]
         outcomes.append(json.loads(result.stdout.strip().splitlines()[-1]))
-    shimmed, bare = outcomes
+    return outcomes[0], outcomes[1]
+
+
+def test_masks_from_a_scalar_condition_work_with_the_shims():
+    shimmed, bare = shimmed_and_bare("scalar_masks.py")
     assert shimmed == {"block_and_scalar": True, "scalar_only": True, "atomic": True}
     # The shim's reason to exist: if Triton's interpreter learns to broadcast these masks, this fails.
     assert any(value is not True for value in bare.values()), bare
