@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from kbx.cli import main
-from kbx.generate.gpus import describe_target, find_gpu
 from kbx.generate.prompts import task_prompt
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,17 +33,6 @@ def test_relu_gets_another_example_and_the_cpu_is_named_as_such(suite):
     _, user = task_prompt(suite["relu"], suite, None)
     assert "(`add`)" in user.content and "def add(" in user.content
     assert "Triton's interpreter" in user.content
-
-
-@pytest.mark.parametrize(("name", "known"), [("NVIDIA H200", "H200"), ("NVIDIA H100 80GB HBM3", "H100"),
-                                             ("NVIDIA A100-SXM4-80GB", "A100"), ("NVIDIA L40S", "L40S"),
-                                             ("NVIDIA GeForce RTX 4090", "RTX 4090"), ("rtx 5090", "RTX 5090")])
-def test_known_gpus_are_found_by_device_name(name, known):
-    assert find_gpu(name).name == known
-
-
-def test_an_unknown_gpu_is_named_without_figures():
-    assert describe_target("NVIDIA B200") == "NVIDIA B200 (kbx has no figures for this GPU)."
 
 
 def test_kbx_prompt_prints_the_conversation(capsys):

@@ -13,7 +13,6 @@ import kbx
 from kbx.candidates.source import Candidate
 from kbx.cli import main
 from kbx.errors import KbxError
-from kbx.generate.settings import GenerationSettings
 from kbx.methods import Method, get_method, method, method_names, registry
 from kbx.store.db import Store
 from kbx.tasks.spec import Task
@@ -47,18 +46,15 @@ def test_a_method_added_by_one_decorator_runs_from_python_and_the_cli(doubled_re
                  "--store", str(tmp_path / "k.db")]) == 0
 
 
-def test_each_method_owns_its_defaults_and_refuses_what_it_does_not_take():
-    given = GenerationSettings("replay:x.jsonl")
-    assert get_method("refine").settings(given).iterations == 4
-    assert get_method("sample").settings(given).iterations == 1
-    with pytest.raises(KbxError, match="--iterations is for methods that iterate"):
-        get_method("sample").settings(GenerationSettings("replay:x.jsonl", iterations=3))
-    with pytest.raises(KbxError, match="oneshot asks once per task"):
-        get_method("oneshot").settings(GenerationSettings("replay:x.jsonl", samples=2))
-    with pytest.raises(KbxError, match="needs --model"):
-        get_method("refine").settings(None)
-    with pytest.raises(KbxError, match="did you mean refine"):
+def test_an_unknown_method_is_one_line_naming_the_closest():
+    """Each built-in method's own defaults and refusals: tests/methods/test_<method>.py."""
+    with pytest.raises(KbxError, match=r"unknown method 'refin' \(did you mean refine\?\); available: .*oneshot"):
         get_method("refin")
+
+
+def test_a_second_method_of_the_same_name_is_refused(doubled_reference):
+    with pytest.raises(ValueError, match="'twice' is registered already"):
+        method("twice")(doubled_reference)
 
 
 def test_refine_from_python_is_refine_from_the_cli(tmp_path):

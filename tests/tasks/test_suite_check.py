@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from kbx.status import Status
 from kbx.tasks.registry import default_suite_root, load_suite
 from kbx.tasks.suite_check import expected_status, expected_statuses, got_expected, judged_on, required_device
 
@@ -84,3 +85,22 @@ def test_the_gpu_suite_check_selects_them_and_the_cpu_one_skips_them():
     assert all(judged_on(path, "cuda") and not judged_on(path, "cpu") for path in GPU_ONLY)
     with pytest.raises(pytest.skip.Exception, match='DEVICE = "cuda"'):
         on_cpu(verdicts={}, task=None, path=GPU_ONLY[0])
+
+
+def test_the_file_name_solution_decides_not_a_literal_in_it(tmp_path):
+    (tmp_path / "solution.py").write_text('EXPECT = "MISMATCH"\n')
+    assert expected_status(tmp_path / "solution.py") == "PASSED"
+
+
+def test_a_wrong_candidate_without_a_top_level_declaration_is_an_error(tmp_path):
+    path = tmp_path / "no_tail_mask.py"
+    path.write_text('def f():\n    EXPECT = "MISMATCH"\n')  # only a top-level EXPECT counts
+    with pytest.raises(ValueError, match="has no top-level EXPECT"):
+        expected_status(path)
+
+
+def test_every_wrong_candidate_of_the_suite_declares_statuses_that_exist(suite):
+    statuses = {s.value for s in Status}
+    for task in suite.values():
+        for path in task.wrong_files():
+            assert set(expected_statuses(path)) <= statuses - {"PASSED"}, path

@@ -30,7 +30,8 @@ class GenerationSettings:
     (`kbx.generate.prompts.BACKENDS`)."""
 
     def __post_init__(self) -> None:
-        if self.samples < 1 or (self.iterations or 1) < 1 or self.concurrency < 1 or self.max_tokens < 1:
+        counts = (self.samples, 1 if self.iterations is None else self.iterations, self.concurrency, self.max_tokens)
+        if min(counts) < 1:
             raise KbxError("--samples, --iterations, --concurrency and --max-tokens must be >= 1")
         if self.max_repairs < 0 or self.request_timeout_s <= 0:
             raise KbxError("--max-repairs must be >= 0 and --request-timeout > 0")

@@ -148,7 +148,8 @@ def rule_lines(accumulation_dtype: str, tf32: bool, length_param: str | None, dt
         f"({rule.backward_arithmetic:g} + {rule.backward_accumulation:g} * sqrt(n)) of itself, up or down at random",
         f"every element: |out - truth| <= {rule.element_ulps:g} ulp_out(truth) + u_acc * ({rule.element_arithmetic:g}"
         f" + {rule.element_accumulation:g} * sqrt(n)) * |truth| + {rule.element_factor:g} * s * E(|truth|) + "
-        f"{rule.backward_factor:g} * P + 2^-126, where E(m) is the reference's largest error beyond its own rounding on elements between "
+        f"{rule.backward_factor:g} * P + 2^-126, where E(m) is the reference's largest error beyond its own "
+        "rounding on elements between "
         f"m/2^{rule.element_reach + 1} and 2m (over at least {rule.element_sample} elements) and "
         f"s = ||out - truth|| / ||ref - truth|| held within [1, {rule.norm_factor:g}]: tiny values are held to "
         "their own size, and a few wrong elements fail",

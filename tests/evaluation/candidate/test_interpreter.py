@@ -44,34 +44,20 @@ def test_bf16_kernels_are_wrong_without_the_shims():
     assert errors["dot"] > 1 or errors["cast_mismatches"] > 0
 
 
-def test_masks_from_a_scalar_condition_work_with_the_shims():
-    script = FIXTURES / "interpreter" / "scalar_masks.py"
+def shimmed_and_bare(script: str) -> tuple[dict, dict]:
+    """What the fixture `interpreter/SCRIPT` prints with the interpreter's shims installed, and without them."""
     env = {**os.environ, "TRITON_INTERPRET": "1"}
     outcomes = []
     for flags in (["--shim"], []):
-        result = subprocess.run([sys.executable, str(script), *flags], capture_output=True, text=True, env=env,
-                                timeout=300)
+        result = subprocess.run([sys.executable, str(FIXTURES / "interpreter" / script), *flags],
+                                capture_output=True, text=True, env=env, timeout=300)
         assert result.returncode == 0, result.stderr[-2000:]
         outcomes.append(json.loads(result.stdout.strip().splitlines()[-1]))
-    shimmed, bare = outcomes
+    return outcomes[0], outcomes[1]
+
+
+def test_masks_from_a_scalar_condition_work_with_the_shims():
+    shimmed, bare = shimmed_and_bare("scalar_masks.py")
     assert shimmed == {"block_and_scalar": True, "scalar_only": True, "atomic": True}
     # The shim's reason to exist: if Triton's interpreter learns to broadcast these masks, this fails.
     assert any(value is not True for value in bare.values()), bare
-
-
-def test_block_pointers_work_with_the_shims():
-    """Kernels valid on the GPU's Triton 3.6 run on the CPU's 3.9, which removed block pointers; what 3.6 refuses
-    is refused here too."""
-    script = FIXTURES / "interpreter" / "block_pointers.py"
-    env = {**os.environ, "TRITON_INTERPRET": "1"}
-    outcomes = []
-    for flags in (["--shim"], []):
-        result = subprocess.run([sys.executable, str(script), *flags], capture_output=True, text=True, env=env,
-                                timeout=300)
-        assert result.returncode == 0, result.stderr[-2000:]
-        outcomes.append(json.loads(result.stdout.strip().splitlines()[-1]))
-    shimmed, bare = outcomes
-    assert shimmed == {"scale_2d": True, "matmul": True, "row_max": True, "stores_wrong_type": "refused",
-                       "int64_offsets": "refused"}
-    # The shim's reason to exist: if the installed Triton has block pointers again, this fails.
-    assert all(value is not True for value in bare.values()), bare

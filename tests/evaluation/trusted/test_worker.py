@@ -3,14 +3,11 @@ spawned worker serves)."""
 
 import json
 import os
-import signal
 
 import pytest
 import torch
 
-from kbx.errors import ReferenceFailed
 from kbx.evaluation.cases import plan_cases, workload_of
-from kbx.evaluation.orchestrator.trusted_client import TrustedWorker
 from kbx.evaluation.outputs import pack_outputs
 from kbx.evaluation.trusted.worker import _State
 from kbx.tasks.meta import read_task
@@ -127,24 +124,6 @@ def test_work_takes_a_tasks_min_bytes_over_every_tensor_read_whole():
     assert work["bytes"] == code.min_bytes(**inputs) < minimum_bytes(inputs, code.reference(**inputs))
 
 
-def test_a_worker_that_dies_costs_that_request_alone_and_the_next_starts_a_new_one():
-    """A reference that kills the process (a crash in a vendor library; on a GPU also a device-side assert, which
-    leaves the CUDA context unusable and ends the worker): the request raises `ReferenceFailed`, so that one
-    evaluation is not judged, and the next request is served by a new worker."""
-    worker = TrustedWorker("cpu")
-    try:
-        case = {"workload": "smoke", "role": "smoke", "dtype": "float32"}
-        payload = {"task_dir": str(RELU.path), "case": case, "seeds": [3]}
-        work = worker.request("work", payload)
-        os.kill(worker._process.pid, signal.SIGKILL)
-        with pytest.raises(ReferenceFailed, match=r"^task relu: the trusted worker died \(exit code -9\) while "
-                                                  r"serving 'work'; a new trusted worker takes over$"):
-            worker.request("work", payload)
-        assert worker.request("work", payload) == work
-    finally:
-        worker.close()
-
-
 def test_a_healthy_device_is_not_broken():
     assert _State("cpu").device_broken() is None
 
@@ -191,21 +170,3 @@ def test_shared_outputs_without_their_descriptors_are_unreadable_and_every_descr
     assert "1 shared output(s), and 1 descriptor(s)" in result["error"]
     with pytest.raises(OSError):
         os.fstat(spare)
-
-
-def test_descriptors_reach_the_trusted_worker_and_are_closed_on_both_sides(tmp_path):
-    case = plan_cases(RELU, "cpu", 5)[0]
-    generator = torch.Generator().manual_seed(case.seed)
-    inputs = import_task(RELU).make_inputs(workload_of(RELU, case.to_json()), case.dtype, generator)
-    torch.save({"outputs": pack_outputs(torch.relu(inputs["input"]))}, tmp_path / "case.pt")
-    sent = {**json.loads(json.dumps(case.to_json())), "file": "case.pt"}
-    worker = TrustedWorker("cpu")
-    try:
-        fds = [os.open(os.devnull, os.O_RDONLY) for _ in range(3)]
-        (result,) = worker.check(RELU.path, tmp_path, [sent], fds)
-        assert [c["status"] for c in result["comparisons"]] == ["PASSED"]  # unasked-for descriptors change nothing
-        for fd in fds:
-            with pytest.raises(OSError):
-                os.fstat(fd)
-    finally:
-        worker.close()

@@ -6,11 +6,9 @@ import pytest
 
 from kbx.errors import KbxError, TaskError
 from kbx.tasks.kernelbench import load_problems, problem_root
-from kbx.tasks.kernelbench.categories import category_of
 from kbx.tasks.kernelbench.problem import read_problem
 from kbx.tasks.registry import open_suite, task_at
 from kbx.tasks.sizes import perturbed
-from kbx.tasks.spec import ARCHITECTURE
 from tests.tasks.kernelbench.problems import FIXTURES, SCALE, write
 
 
@@ -104,15 +102,3 @@ def test_the_suite_spec_and_the_workers_find_the_same_task():
 def test_the_suite_spec_needs_a_path():
     with pytest.raises(KbxError, match="needs the path"):
         open_suite("kernelbench:")
-
-
-@pytest.mark.parametrize(("level", "stem", "category"), [
-    (1, "19_ReLU", "Activation"), (1, "20_LeakyReLU", "Activation"), (1, "23_Softmax", "Normalization"),
-    (1, "35_GroupNorm_", "Normalization"), (1, "42_Max_Pooling_2D", "Pooling"), (1, "47_Sum_reduction_over_a_dim",
-    "Reduce"), (1, "51_Argmax_over_a_dimension", "Reduce"), (1, "63_conv_standard_2D", "Convolution"),
-    (1, "1_Square_matrix_multiplication_", "MatrixMultiply"), (1, "5_Matrix_scalar_multiplication", "Math"),
-    (1, "89_cumsum", "Math"), (1, "94_MSELoss", "Loss"), (1, "97_ScaledDotProductAttention", "Fusion"),
-    (1, "7_Something_new", "Math"), (2, "12_Gemm_Multiply_LeakyReLU", "Fusion"), (3, "9_ResNet18", ARCHITECTURE),
-])
-def test_categories(level, stem, category):
-    assert category_of(level, stem) == category

@@ -108,7 +108,8 @@ class _State(TimingRequests):
         if device == "cuda" and not torch.cuda.is_available():
             raise KbxError("--device cuda was asked for but torch sees no CUDA GPU")
         self.device = device
-        self._references: OrderedDict[tuple[str, int, int, str, bool], tuple[list[Any], list[Any] | None]] = OrderedDict()
+        self._references: OrderedDict[tuple[str, int, int, str, bool], tuple[list[Any], list[Any] | None]]
+        self._references = OrderedDict()
         """Per case, the reference outputs and (for contracts judged against the float64 truth) their bases."""
         self._kept_outputs: OrderedDict[tuple[str, int], list[Any]] = OrderedDict()
         """Outputs of cases a later case of the same job is compared with (`_against_twin`), newest last."""

@@ -1,0 +1,76 @@
+"""The typed task values: signatures render as Python does, tolerances widen with the reduction, a task finds its
+files and workloads."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from kbx.tasks.spec import (
+    CATEGORIES,
+    MATMUL_OPERATOR,
+    Contract,
+    ModuleInterface,
+    Parameter,
+    Signature,
+    Tolerance,
+    Workload,
+    normalise_op,
+)
+
+
+def test_forbidden_names_compare_case_and_underscore_blind():
+    assert normalise_op("relu_") == normalise_op("ReLU") == normalise_op("__relu__") == "relu"
+    assert normalise_op("LayerNorm") == normalise_op("layer_norm")
+    assert normalise_op(MATMUL_OPERATOR) == "@"
+
+
+def test_a_signature_renders_as_python_writes_it():
+    signature = Signature((Parameter("input"), Parameter("approximate", True, "none"), Parameter("dim", True, None)))
+    assert signature.render() == "(input, approximate='none', dim=None)"
+    assert signature.names == ("input", "approximate", "dim")
+
+
+def test_a_tolerance_without_a_reduction_length_is_the_dtypes_own():
+    contract = Contract("allclose", {"float32": Tolerance(1e-5, 1e-5)})
+    assert contract.tolerance("float32", Workload("check", "check", {"n": 10_000})) == Tolerance(1e-5, 1e-5)
+
+
+def test_atol_widens_with_the_square_root_of_the_reduction_length():
+    contract = Contract("allclose", {"float32": Tolerance(1e-5, 2e-5)}, reduction_length="k")
+    assert contract.tolerance("float32", Workload("bench", "bench", {"k": 4096})) == pytest.approx(
+        Tolerance(64e-5, 2e-5))
+    assert contract.tolerance("float32", Workload("tiny", "smoke", {"k": 0})) == Tolerance(1e-5, 2e-5)
+
+
+def test_a_task_finds_its_files_and_workloads(suite):
+    gelu = suite["gelu"]
+    assert gelu.category in CATEGORIES
+    assert gelu.task_file == gelu.path / "task.py" and gelu.task_file.is_file()
+    assert gelu.solution_file == gelu.path / "solution.py"
+    assert gelu.wrong_files() and all(p.parent == gelu.path / "wrong" for p in gelu.wrong_files())
+    assert {w.role for w in gelu.workloads_for(("smoke", "check"))} == {"smoke", "check"}
+    assert gelu.workload("check_tail").params["shape"] == [4097]
+    with pytest.raises(KeyError, match="gelu has no workload 'nope'"):
+        gelu.workload("nope")
+
+
+def test_a_native_task_is_called_by_its_name_and_a_kernelbench_problem_by_its_class(suite):
+    relu = suite["relu"]
+    assert relu.entry_point == "relu"
+    problem = dataclasses.replace(relu, path=Path("/k/level1/19_ReLU.py"),
+                                  module=ModuleInterface((), Signature((Parameter("x"),))))
+    assert problem.entry_point == "ModelNew"
+    assert problem.task_file == Path("/k/level1/19_ReLU.py")
+
+
+def test_a_task_perturbs_when_it_has_a_perturbation(suite):
+    assert suite["gelu"].perturbs
+    assert not dataclasses.replace(suite["gelu"], perturb_source="").perturbs
+
+
+def test_tasks_are_immutable(suite):
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        suite["gelu"].name = "other"
