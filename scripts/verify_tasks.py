@@ -24,7 +24,7 @@ from kbx.errors import TaskError
 from kbx.evaluation.orchestrator.pipeline import Evaluator
 from kbx.evaluation.orchestrator.sandbox import Limits
 from kbx.tasks.registry import load_suite, select
-from kbx.tasks.suite_check import expected_status, got_expected, gpu_only_reason, judged_on, required_device
+from kbx.tasks.suite_check import device_reason, expected_status, got_expected, judged_on, required_device
 from kbx.tasks.validate import check_code
 
 
@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.gpu_only:
         pairs = [(t, p) for t, p in pairs if required_device(p) == "cuda"]
     for path in [p for _, p in pairs if not judged_on(p, args.device)]:
-        print(f"skip {gpu_only_reason(path)}: only --device cuda shows its status", flush=True)
+        print(f"skip {device_reason(path)}: only --device {required_device(path)} shows its status", flush=True)
     pairs = [(t, p) for t, p in pairs if judged_on(p, args.device)]
     with Evaluator(args.device, Limits(timeout_s=300), timing=None) as evaluator:
 

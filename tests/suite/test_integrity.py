@@ -16,7 +16,7 @@ from kbx.evaluation.result import Evaluation
 from kbx.tasks.module import import_task
 from kbx.tasks.registry import default_suite_root, load_suite
 from kbx.tasks.spec import CATEGORIES, Task
-from kbx.tasks.suite_check import expected_status, got_expected, gpu_only_reason, judged_on
+from kbx.tasks.suite_check import device_reason, expected_status, got_expected, judged_on
 from kbx.tasks.validate import check_code
 
 TASKS = load_suite(default_suite_root())
@@ -70,6 +70,6 @@ def test_reference_is_deterministic(task):
 )
 def test_candidate_gets_its_expected_status(verdicts, task, path):
     if not judged_on(path, "cpu"):
-        pytest.skip(f"{gpu_only_reason(path)}: the CPU interpreter runs it correctly; tests/gpu/test_suite_gpu.py")
+        pytest.skip(f"{device_reason(path)}: the CPU interpreter runs it correctly; tests/gpu/test_suite_gpu.py")
     evaluation = verdicts[path]
     assert got_expected(path, evaluation.status.value), f"expected {expected_status(path)}: {evaluation.message}"

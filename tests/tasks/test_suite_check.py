@@ -13,7 +13,14 @@ import pytest
 
 from kbx.status import Status
 from kbx.tasks.registry import default_suite_root, load_suite
-from kbx.tasks.suite_check import expected_status, expected_statuses, got_expected, judged_on, required_device
+from kbx.tasks.suite_check import (
+    device_reason,
+    expected_status,
+    expected_statuses,
+    got_expected,
+    judged_on,
+    required_device,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 GPU_ONLY = sorted(p for t in load_suite(default_suite_root()) for p in t.wrong_files() if required_device(p) == "cuda")
@@ -85,6 +92,12 @@ def test_the_gpu_suite_check_selects_them_and_the_cpu_one_skips_them():
     assert all(judged_on(path, "cuda") and not judged_on(path, "cpu") for path in GPU_ONLY)
     with pytest.raises(pytest.skip.Exception, match='DEVICE = "cuda"'):
         on_cpu(verdicts={}, task=None, path=GPU_ONLY[0])
+
+
+def test_a_cpu_only_mistake_is_judged_on_the_cpu_alone(tmp_path):
+    cpu = _candidate(tmp_path, 'EXPECT = "MISMATCH"\nDEVICE = "cpu"\n', "cpu.py")
+    assert required_device(cpu) == "cpu" and judged_on(cpu, "cpu") and not judged_on(cpu, "cuda")
+    assert 'DEVICE = "cpu"' in device_reason(cpu) and "the CPU's reference" in device_reason(cpu)
 
 
 def test_the_file_name_solution_decides_not_a_literal_in_it(tmp_path):

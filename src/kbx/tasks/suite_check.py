@@ -7,6 +7,12 @@ exposes (a TF32 dot, a data race, a launch limit, 32-bit offsets past 2^31 eleme
 (`scripts/verify_tasks.py --device cuda`, `tests/gpu/test_suite_gpu.py`) runs it. Where the GPU's failure itself
 depends on what lies in memory (an out-of-bounds read is a crash where the address is unmapped, garbage where it
 is not), `EXPECT` is a tuple of the statuses it may get; it must never pass.
+
+The other way round, `DEVICE = "cpu"` marks a mistake that only the CPU's reference shows: outputs are judged
+against the float64 truth and allowed k times the eager reference's own error (`kbx.tasks.accuracy`), so where the
+GPU's eager implementation makes the same rounding as the candidate, the candidate is as accurate as PyTorch there
+and passes. (`addbmm` on CUDA adds one batch at a time into a half-precision output, as
+`addbmm/wrong/running_sum_in_input_dtype` does; the CPU's sums in fp32.)
 """
 
 from __future__ import annotations
@@ -52,20 +58,27 @@ def got_expected(path: Path, status: str) -> bool:
     return status in expected_statuses(path)
 
 
+DEVICES = ("cuda", "cpu")
+
+
 def required_device(path: Path) -> str | None:
-    """The device a candidate's expected status needs (`DEVICE = "cuda"`), or None when any device shows it."""
+    """The device a candidate's expected status needs (`DEVICE = "cuda"` or `"cpu"`), or None when any device
+    shows it."""
     device = declared(path, "DEVICE", None)
-    if device not in (None, "cuda"):
-        raise ValueError(f'{path}: DEVICE must be "cuda" when given, not {device!r}')
+    if device is not None and device not in DEVICES:
+        raise ValueError(f'{path}: DEVICE must be "cuda" or "cpu" when given, not {device!r}')
     return device
 
 
 def judged_on(path: Path, device: str) -> bool:
-    """Whether `device` can show a candidate's expected status: a GPU-only mistake passes on the CPU interpreter."""
+    """Whether `device` can show a candidate's expected status: a GPU-only mistake passes on the CPU interpreter, a
+    CPU-only one on a GPU whose eager reference makes it too."""
     needed = required_device(path)
     return needed is None or needed == device
 
 
-def gpu_only_reason(path: Path) -> str:
-    """Why a CPU check skips a candidate (for skip messages)."""
-    return f'{path.parent.parent.name}/{path.parent.name}/{path.stem}: DEVICE = "cuda" (a mistake only a GPU exposes)'
+def device_reason(path: Path) -> str:
+    """Why a check on another device skips a candidate (for skip messages)."""
+    device = required_device(path)
+    what = "a mistake only a GPU exposes" if device == "cuda" else "a mistake only the CPU's reference exposes"
+    return f'{path.parent.parent.name}/{path.parent.name}/{path.stem}: DEVICE = "{device}" ({what})'

@@ -5,6 +5,10 @@ further batch out = out + alpha * batch1[b] @ batch2[b]. Each product is summed 
 rounded to the output dtype after every batch (it is what PyTorch's CPU addbmm does), so over B batches the
 rounding errors of B partial sums add up: with 129 batches they reach several ulps of the output, while the
 reference rounds once. It is also slower: the output is read and written B times.
+
+CPU only: PyTorch's CUDA addbmm adds one batch at a time into the half-precision output, exactly this rounding, so
+on a GPU the candidate is as accurate as the eager reference and the truth rule (k times the reference's own error)
+passes it (H200, 2026-11-27); PyTorch's CPU addbmm sums in fp32 and rounds once, and there it fails.
 """
 
 import torch
@@ -12,6 +16,7 @@ import triton
 import triton.language as tl
 
 EXPECT = "MISMATCH"
+DEVICE = "cpu"
 
 
 @triton.jit
