@@ -47,7 +47,7 @@ def evaluate(
         confined: run the candidate in its OS confinement (namespaces, unprivileged UID, seccomp); False runs it
             as this process's user in the host's namespaces, and the row says so.
         contract: `kernelbench` also judges a KernelBench problem's candidate by KernelBench's own rule
-            (`Evaluation.kernelbench`, `kbx.evaluation.kernelbench_rule`).
+            (`Evaluation.kernelbench`, `kbx.kernelbench_rule`).
 
     Returns:
         The Evaluation; candidate failures are statuses in it, never exceptions.

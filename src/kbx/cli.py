@@ -13,7 +13,7 @@ from typing import Any
 
 from kbx import cli_stored as stored
 from kbx.errors import KbxError
-from kbx.evaluation.kernelbench_rule import CONTRACTS
+from kbx.kernelbench_rule import CONTRACTS
 
 
 def main(argv: Sequence[str] | None = None) -> int:

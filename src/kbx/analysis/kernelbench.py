@@ -6,7 +6,7 @@
   faster). Correct means kbx's verdict; speedups are kbx's measurements, against eager and torch.compile where the
   run timed them, unknown where it did not (a CPU run), never 0.
 - where the run recorded it (`--contract kernelbench`), the verdict KernelBench's own rule gave each evaluation
-  (`kbx.evaluation.kernelbench_rule`) beside kbx's: how often they agree, and every evaluation where they differ.
+  (`kbx.kernelbench_rule`) beside kbx's: how often they agree, and every evaluation where they differ.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 from kbx.analysis import metrics
 from kbx.analysis.data import MethodRun, Record, TaskOutcome
-from kbx.evaluation.kernelbench_rule import NOT_JUDGED, PASSED
-from kbx.tasks.kernelbench import PREFIX
+from kbx.kernelbench_rule import NOT_JUDGED, PASSED
+from kbx.kernelbench_rule import SUITE_PREFIX as PREFIX
 
 THRESHOLDS = (0.0, 0.5, 0.8, 1.0, 1.5, 2.0)
 """KernelBench's speedup thresholds p of fast_p."""

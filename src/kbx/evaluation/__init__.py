@@ -11,8 +11,8 @@
 - `confinement/`: the boundary itself, set up by trusted code in the candidate's process before the candidate is
   imported (namespaces, filesystem view, UID, seccomp), and the orchestrator's probe of it.
 - Shared values, imported on every side: `protocol` (what crosses the channel), `cases`, `result`, `verdict`,
-  `outputs` (packing of tensors), `bench_inputs`, `environment`, `kernelbench_rule` (KernelBench's own rule,
-  judged beside kbx's verdict with `--contract kernelbench`).
+  `outputs` (packing of tensors), `bench_inputs`, `environment`; and `kbx.kernelbench_rule` (KernelBench's own
+  rule, judged beside kbx's verdict with `--contract kernelbench`), a leaf the analysis and the report read too.
 
 The static stage is `kbx.candidates.static`, run by the orchestrator before any process starts.
 `Evaluator` and `Limits` are importable from here.

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from kbx.evaluation.kernelbench_rule import RuleVerdict
 from kbx.evaluation.verdict import Comparison
+from kbx.kernelbench_rule import RuleVerdict
 from kbx.status import Status
 
 
@@ -68,7 +68,7 @@ class Evaluation:
     performance: dict[str, Any] | None = None
     """`Performance.to_json()` when the candidate was timed (GPU only): per-workload samples, speedups, SOL."""
     kernelbench: RuleVerdict | None = None
-    """KernelBench's own rule's verdict (`--contract kernelbench`, `kbx.evaluation.kernelbench_rule`); None when it
+    """KernelBench's own rule's verdict (`--contract kernelbench`, `kbx.kernelbench_rule`); None when it
     was not asked for or the task is not a KernelBench problem."""
 
     def _timed(self, key: str) -> float | None:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from kbx.analysis.compare import TaskChange
 from kbx.analysis.kernelbench import AGREEMENT, RULE_ONLY, THRESHOLDS
 from kbx.analysis.report import Report
-from kbx.evaluation.kernelbench_rule import ATOL, RTOL, TRIALS
+from kbx.kernelbench_rule import ATOL, RTOL, TRIALS
 
 COMPETITIVE = "competitive baselines"
 """The label of a geometric mean over the tasks whose timed baseline is competitive (`kbx.analysis.workloads`)."""

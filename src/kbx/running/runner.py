@@ -74,7 +74,7 @@ class RunOptions:
     generation: GenerationSettings | None = None
     """How a generating method (oneshot, sample, refine) asks its model; None for the others."""
     contract: str | None = None
-    """Another harness's rule judged beside kbx's verdict (`kernelbench`, `kbx.evaluation.kernelbench_rule`); part of
+    """Another harness's rule judged beside kbx's verdict (`kernelbench`, `kbx.kernelbench_rule`); part of
     the cache key."""
 
     def to_config(self) -> dict[str, Any]:

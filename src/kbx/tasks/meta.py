@@ -18,30 +18,21 @@ from typing import Any
 from kbx import syntax
 from kbx.errors import TaskError
 from kbx.tasks import presets, sizes
-from kbx.tasks.accuracy import ACCUMULATION_DTYPES
+from kbx.tasks.contract_meta import read_contract
 from kbx.tasks.spec import (
     CATEGORIES,
-    CONTRACT_KINDS,
-    DEFAULT_TOLERANCE,
     DTYPES,
-    FLOAT_EPS,
     MATMUL_OPERATOR,
     ROLES,
-    Contract,
     Parameter,
     Signature,
     Task,
-    Tolerance,
     Workload,
     normalise_op,
 )
 
 _TASK_KEYS = {"name", "category", "level", "signature", "dtypes", "contract", "workloads"}
 _OPTIONAL_TASK_KEYS = {"forbidden", "input_ranges", "perturb", "defaults_kept", "uncompetitive_baseline"}
-_CONTRACT_KEYS = {"kind", "tolerance", "reduction_length", "tf32", "bound", "second_opinion", "accumulation_dtype",
-                  "against_reference", "insensitive", "perturbed_truth"}
-_ALLCLOSE_KEYS = {"accumulation_dtype", "against_reference", "insensitive", "perturbed_truth"}
-"""Contract keys only an `allclose` contract may hold (the float64 truth rule and its exceptions)."""
 _WORKLOAD_KEYS = {"name", "role", "params"}
 _MAKE_INPUTS_PARAMS = ("workload", "dtype", "generator")
 
@@ -125,7 +116,7 @@ class _Reader:
         signature = self._signature(raw["signature"])
         dtypes = self._dtypes(raw["dtypes"])
         workloads = self._workloads(raw["workloads"])
-        contract = self._contract(raw["contract"], dtypes, workloads)
+        contract = read_contract(raw["contract"], dtypes, workloads, self.fail)
         forbidden = self._forbidden(raw.get("forbidden", []))
         input_ranges = self._input_ranges(raw.get("input_ranges", {}), signature)
         defaults_kept = self._defaults_kept(raw.get("defaults_kept", {}), signature)
@@ -330,72 +321,6 @@ class _Reader:
             if not any(w.role == role for w in workloads):
                 raise self.fail(f"needs at least one {role!r} workload")
         return tuple(workloads)
-
-    def _contract(self, raw: object, dtypes: tuple[str, ...], workloads: tuple[Workload, ...]) -> Contract:
-        if not isinstance(raw, dict) or raw.get("kind") not in CONTRACT_KINDS:
-            raise self.fail(f"contract must be a dict whose kind is one of {CONTRACT_KINDS}")
-        if raw.keys() - _CONTRACT_KEYS:
-            raise self.fail(f"contract has unknown keys {', '.join(sorted(raw.keys() - _CONTRACT_KEYS))}")
-        overrides = raw.get("tolerance", {})
-        tolerances = {}
-        for dtype in dtypes:
-            if dtype not in FLOAT_EPS:
-                continue
-            atol, rtol = overrides.get(dtype, DEFAULT_TOLERANCE[dtype])
-            if atol < 0 or rtol < FLOAT_EPS[dtype]:
-                raise self.fail(f"{dtype} tolerance ({atol}, {rtol}) is tighter than one ulp ({FLOAT_EPS[dtype]:.3g})")
-            tolerances[dtype] = Tolerance(float(atol), float(rtol))
-        if set(overrides) - set(dtypes):
-            raise self.fail(f"tolerance given for dtypes the task lacks: {sorted(set(overrides) - set(dtypes))}")
-        length = raw.get("reduction_length")
-        if length is not None and any(length not in w.params for w in workloads):
-            raise self.fail(f"reduction_length {length!r} is not a parameter of every workload")
-        bound = raw.get("bound")
-        if raw["kind"] == "quantized" and not (isinstance(bound, float) and 0 < bound < 1):
-            raise self.fail("a quantized contract needs a bound in (0, 1): the largest RMS(out-ref)/RMS(ref)")
-        if "second_opinion" in raw and raw["kind"] != "exact":
-            raise self.fail("second_opinion applies to exact contracts only (allclose ones are judged against the "
-                            "float64 truth already)")
-        return Contract(
-            kind=raw["kind"],
-            tolerances=MappingProxyType(tolerances),
-            reduction_length=length,
-            tf32=bool(raw.get("tf32", False)),
-            bound=bound,
-            second_opinion=bool(raw.get("second_opinion", True)),
-            **self._truth_fields(raw, workloads),
-        )
-
-    def _truth_fields(self, raw: dict[str, Any], workloads: tuple[Workload, ...]) -> dict[str, Any]:
-        """The allclose-only keys: accumulation_dtype, against_reference (a reason) and insensitive (check workload
-        name -> reason), validated."""
-        present = _ALLCLOSE_KEYS & raw.keys()
-        if present and raw["kind"] != "allclose":
-            raise self.fail(f"{', '.join(sorted(present))} apply to allclose contracts only")
-        accumulation = raw.get("accumulation_dtype", "float32")
-        if accumulation not in ACCUMULATION_DTYPES:
-            raise self.fail(f"accumulation_dtype must be one of {', '.join(ACCUMULATION_DTYPES)}, not {accumulation!r}")
-        reason = raw.get("against_reference", "")
-        if not isinstance(reason, str) or ("against_reference" in raw and not reason.strip()):
-            raise self.fail("against_reference must say why outputs are judged against the reference rather than the "
-                            "float64 truth (a non-empty string)")
-        perturbed = raw.get("perturbed_truth", True)
-        if not isinstance(perturbed, bool):
-            raise self.fail("perturbed_truth must be true or false")
-        return {"accumulation_dtype": accumulation, "against_reference": reason, "perturbed_truth": perturbed,
-                "insensitive": self._insensitive(raw.get("insensitive"), workloads)}
-
-    def _insensitive(self, raw: object, workloads: tuple[Workload, ...]) -> Mapping[str, str]:
-        """`{"workloads": [check workload names], "reason": "..."}` as workload name -> reason."""
-        if raw is None:
-            return MappingProxyType({})
-        if not (isinstance(raw, dict) and raw.keys() == {"workloads", "reason"} and isinstance(raw["reason"], str)
-                and raw["reason"].strip() and isinstance(raw["workloads"], list) and raw["workloads"]):
-            raise self.fail('insensitive must be {"workloads": [check workload names], "reason": "why"}')
-        unknown = set(raw["workloads"]) - {w.name for w in workloads if w.role == "check"}
-        if unknown:
-            raise self.fail(f"insensitive names {', '.join(sorted(map(str, unknown)))}, not check workloads")
-        return MappingProxyType({name: raw["reason"] for name in raw["workloads"]})
 
 
 def _bound_names(node: ast.stmt) -> set[str]:

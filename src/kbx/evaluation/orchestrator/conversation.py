@@ -89,7 +89,7 @@ class Conversation:
         is judged (the performance stage then takes it exclusively). `own_kernels`: every traced call must
         launch a kernel of the candidate's compiled extensions (a CUDA candidate). `watched`: whether each case's
         torch work and launch trace are judged; False only for the cases of KernelBench's own rule, which has no
-        such check (`kbx.evaluation.kernelbench_rule`) and decides nothing of kbx's verdict."""
+        such check (`kbx.kernelbench_rule`) and decides nothing of kbx's verdict."""
         self._own_kernels = own_kernels
         self._watched = watched
         self.cases = cases

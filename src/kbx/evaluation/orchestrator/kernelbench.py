@@ -1,5 +1,5 @@
 """KernelBench's own rule, run beside kbx's verdict (`--contract kernelbench`; the rule's numbers:
-`kbx.evaluation.kernelbench_rule`).
+`kbx.kernelbench_rule`).
 
 Where it runs, and why there:
 - a candidate worker of its own, after kbx's evaluation, confined like every other: the five trials must run
@@ -26,12 +26,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from kbx import kernelbench_rule as rule
 from kbx.candidates.static import StaticVerdict
 from kbx.errors import ReferenceFailed
-from kbx.evaluation import kernelbench_rule as rule
 from kbx.evaluation.candidate.audit import JOB_PREFIX
 from kbx.evaluation.cases import Case, case_seed
-from kbx.evaluation.kernelbench_rule import RuleVerdict, failed, not_judged
 from kbx.evaluation.orchestrator.conversation import Conversation
 from kbx.evaluation.orchestrator.failures import call_failure
 from kbx.evaluation.orchestrator.gpu_gate import GpuGate
@@ -39,6 +38,7 @@ from kbx.evaluation.orchestrator.handover import Inbox
 from kbx.evaluation.orchestrator.sandbox import Limits, WorkerRun, scratch_root
 from kbx.evaluation.orchestrator.trusted_client import TrustedWorker
 from kbx.evaluation.verdict import Comparison
+from kbx.kernelbench_rule import RuleVerdict, failed, not_judged
 from kbx.status import Status
 from kbx.tasks.kernelbench import sizes
 from kbx.tasks.kernelbench.problem import published_elements

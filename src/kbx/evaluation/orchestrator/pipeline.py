@@ -16,16 +16,15 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
 
+from kbx import kernelbench_rule as rule
 from kbx.candidates.source import Candidate
 from kbx.candidates.static import check_static
 from kbx.errors import KbxError, ReferenceFailed
-from kbx.evaluation import kernelbench_rule as rule
 from kbx.evaluation.bench_inputs import TimingSettings
 from kbx.evaluation.candidate.audit import JOB_PREFIX
 from kbx.evaluation.cases import DEVICE_ROLES, Case, new_secret_seed, plan_cases, reproducibility_cases
 from kbx.evaluation.confinement.enter import default_hidden, for_this_process, unavailable
 from kbx.evaluation.confinement.libc import set_undumpable
-from kbx.evaluation.kernelbench_rule import RuleVerdict
 from kbx.evaluation.orchestrator import kernelbench
 from kbx.evaluation.orchestrator.baselines import BaselineBook
 from kbx.evaluation.orchestrator.conversation import Conversation, refill_case
@@ -40,6 +39,7 @@ from kbx.evaluation.orchestrator.trusted_client import TrustedWorker
 from kbx.evaluation.protocol import CaseStart
 from kbx.evaluation.result import CaseResult, Evaluation
 from kbx.evaluation.verdict import Comparison
+from kbx.kernelbench_rule import RuleVerdict
 from kbx.status import Status
 from kbx.tasks.spec import Task
 
@@ -68,7 +68,7 @@ class Evaluator:
         """`timing`: how the performance stage measures on a GPU; None skips the stage (correctness only).
         `gpu`: pin the trusted worker and every candidate worker to this one GPU (a `CUDA_VISIBLE_DEVICES`
         entry); None uses the devices the environment makes visible. `contract`: another harness's rule to judge
-        beside kbx's verdict (`kernelbench`: `kbx.evaluation.kernelbench_rule`, for KernelBench problems); None
+        beside kbx's verdict (`kernelbench`: `kbx.kernelbench_rule`, for KernelBench problems); None
         judges kbx's alone.
 
         Raises:
@@ -134,6 +134,14 @@ class Evaluator:
             return replace(_build_failed(base, prepared, time.monotonic() - start, static_s),
                            kernelbench=self._rule(task, part, lambda: kernelbench.after_build(status, message)))
         prepared.require(self.device)
+        return self._run(task, candidate, part, base, prepared, (start, static_s))
+
+    def _run(self, task: Task, candidate: Candidate, part: Part, base: Evaluation, prepared: Prepared,
+             started: tuple[float, float]) -> Evaluation:
+        """The candidate worker's run of a candidate past the static stage and its builds, judged case by case,
+        timed where it passed, then KernelBench's rule where asked; `started`: (start time, static stage's
+        seconds)."""
+        start, static_s = started
         cases, extra = self._plan(task, part)
         if not task.workloads_for(DEVICE_ROLES[self.device]):  # a KernelBench problem with nothing to shrink, on a CPU
             raise ReferenceFailed(f"task {task.name} has no workload the {self.device} can run (its sizes are "

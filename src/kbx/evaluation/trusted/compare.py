@@ -84,7 +84,7 @@ def judge(
 
 def kernelbench_judge(got: Any, expected: Sequence[torch.Tensor], dtype: str, atol: float, rtol: float
                       ) -> list[Comparison]:
-    """KernelBench's rule on one case (`kbx.evaluation.kernelbench_rule`): each output a tensor of the reference's
+    """KernelBench's rule on one case (`kbx.kernelbench_rule`): each output a tensor of the reference's
     shape and dtype (torch.allclose raises on two dtypes, and KernelBench fails an exception), and
     `torch.allclose(out, ref, atol, rtol)`: every element within atol + rtol * |ref|, an infinity matched only by
     the same one, and any NaN failing (allclose's `equal_nan=False`), where kbx lets a NaN match a NaN. Against the

@@ -155,7 +155,7 @@ class _State(TimingRequests):
 
     def _check_case(self, task_dir: Path, job_dir: Path, case: dict[str, Any], waiting: list[int]) -> dict[str, Any]:
         """One case's result: its comparisons, or the reason its outputs could not be read."""
-        from kbx.evaluation import kernelbench_rule as rules
+        from kbx import kernelbench_rule as rules
         from kbx.evaluation.trusted.compare import (
             TASK_CHECKED,
             judge,

@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kbx.errors import KbxError, TaskError
+from kbx.kernelbench_rule import SUITE_PREFIX
 from kbx.tasks.kernelbench.problem import level_of, read_problem
 from kbx.tasks.spec import Task
 
-PREFIX = "kernelbench:"
+PREFIX = SUITE_PREFIX
 """How `--suite` names a KernelBench checkout: `kernelbench:PATH`."""
 
 

@@ -1,8 +1,8 @@
-"""KernelBench's rule's verdict value (`kbx.evaluation.kernelbench_rule`)."""
+"""KernelBench's rule's verdict value (`kbx.kernelbench_rule`)."""
 
 import pytest
 
-from kbx.evaluation.kernelbench_rule import FAILED, RuleVerdict, failed, not_judged
+from kbx.kernelbench_rule import FAILED, RuleVerdict, failed, not_judged
 
 
 def test_a_verdict_travels_through_its_row_and_says_which_rule_gave_it():

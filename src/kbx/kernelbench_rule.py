@@ -9,7 +9,8 @@ changed in place, of other sizes, nor of the float64 answer.
 kbx judges that rule with its own machinery and boundaries: a second candidate worker, after kbx's own verdict,
 runs the five cases (`kbx.evaluation.orchestrator.kernelbench`), and the trusted worker compares each output
 with its reference by the rule (`kbx.evaluation.trusted.compare.kernelbench_judge`). This module holds the rule's
-numbers and the verdict value, and needs no torch.
+numbers and the verdict value, needs no torch and imports no other part of kbx: the evaluation, the analysis
+and the report all read it.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+SUITE_PREFIX = "kernelbench:"
+"""How a run names a KernelBench suite (`--suite kernelbench:PATH`; `kbx.tasks.kernelbench.PREFIX`)."""
 NAME = "kernelbench"
 """The rule's name: `--contract kernelbench`, and the results row's key for its verdict."""
 CONTRACTS: tuple[str, ...] = (NAME,)

@@ -1,0 +1,86 @@
+"""A task's numerical contract, read from the `contract` dict of its task.py (`kbx.tasks.meta`): the kind, the
+tolerances, and for an allclose contract the float64 truth rule's fields and their exceptions."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import Any
+
+from kbx.errors import TaskError
+from kbx.tasks.accuracy import ACCUMULATION_DTYPES
+from kbx.tasks.spec import CONTRACT_KINDS, DEFAULT_TOLERANCE, FLOAT_EPS, Contract, Tolerance, Workload
+
+_CONTRACT_KEYS = {"kind", "tolerance", "reduction_length", "tf32", "bound", "second_opinion", "accumulation_dtype",
+                  "against_reference", "insensitive", "perturbed_truth"}
+_ALLCLOSE_KEYS = {"accumulation_dtype", "against_reference", "insensitive", "perturbed_truth"}
+"""Contract keys only an `allclose` contract may hold (the float64 truth rule and its exceptions)."""
+
+def read_contract(raw: object, dtypes: tuple[str, ...], workloads: tuple[Workload, ...],
+                  fail: Callable[[str], TaskError]) -> Contract:
+    """A task's `contract` dict as a `Contract`, validated; `fail(problem)` makes the error to raise."""
+    if not isinstance(raw, dict) or raw.get("kind") not in CONTRACT_KINDS:
+        raise fail(f"contract must be a dict whose kind is one of {CONTRACT_KINDS}")
+    if raw.keys() - _CONTRACT_KEYS:
+        raise fail(f"contract has unknown keys {', '.join(sorted(raw.keys() - _CONTRACT_KEYS))}")
+    overrides = raw.get("tolerance", {})
+    tolerances = {}
+    for dtype in dtypes:
+        if dtype not in FLOAT_EPS:
+            continue
+        atol, rtol = overrides.get(dtype, DEFAULT_TOLERANCE[dtype])
+        if atol < 0 or rtol < FLOAT_EPS[dtype]:
+            raise fail(f"{dtype} tolerance ({atol}, {rtol}) is tighter than one ulp ({FLOAT_EPS[dtype]:.3g})")
+        tolerances[dtype] = Tolerance(float(atol), float(rtol))
+    if set(overrides) - set(dtypes):
+        raise fail(f"tolerance given for dtypes the task lacks: {sorted(set(overrides) - set(dtypes))}")
+    length = raw.get("reduction_length")
+    if length is not None and any(length not in w.params for w in workloads):
+        raise fail(f"reduction_length {length!r} is not a parameter of every workload")
+    bound = raw.get("bound")
+    if raw["kind"] == "quantized" and not (isinstance(bound, float) and 0 < bound < 1):
+        raise fail("a quantized contract needs a bound in (0, 1): the largest RMS(out-ref)/RMS(ref)")
+    if "second_opinion" in raw and raw["kind"] != "exact":
+        raise fail("second_opinion applies to exact contracts only (allclose ones are judged against the "
+                        "float64 truth already)")
+    return Contract(
+        kind=raw["kind"],
+        tolerances=MappingProxyType(tolerances),
+        reduction_length=length,
+        tf32=bool(raw.get("tf32", False)),
+        bound=bound,
+        second_opinion=bool(raw.get("second_opinion", True)),
+        **_truth_fields(raw, workloads, fail),
+    )
+
+def _truth_fields(raw: dict[str, Any], workloads: tuple[Workload, ...], fail: Callable[[str], TaskError]
+                  ) -> dict[str, Any]:
+    """The allclose-only keys: accumulation_dtype, against_reference (a reason) and insensitive (check workload
+    name -> reason), validated."""
+    present = _ALLCLOSE_KEYS & raw.keys()
+    if present and raw["kind"] != "allclose":
+        raise fail(f"{', '.join(sorted(present))} apply to allclose contracts only")
+    accumulation = raw.get("accumulation_dtype", "float32")
+    if accumulation not in ACCUMULATION_DTYPES:
+        raise fail(f"accumulation_dtype must be one of {', '.join(ACCUMULATION_DTYPES)}, not {accumulation!r}")
+    reason = raw.get("against_reference", "")
+    if not isinstance(reason, str) or ("against_reference" in raw and not reason.strip()):
+        raise fail("against_reference must say why outputs are judged against the reference rather than the "
+                        "float64 truth (a non-empty string)")
+    perturbed = raw.get("perturbed_truth", True)
+    if not isinstance(perturbed, bool):
+        raise fail("perturbed_truth must be true or false")
+    return {"accumulation_dtype": accumulation, "against_reference": reason, "perturbed_truth": perturbed,
+            "insensitive": _insensitive(raw.get("insensitive"), workloads, fail)}
+
+def _insensitive(raw: object, workloads: tuple[Workload, ...], fail: Callable[[str], TaskError]) -> Mapping[str, str]:
+    """`{"workloads": [check workload names], "reason": "..."}` as workload name -> reason."""
+    if raw is None:
+        return MappingProxyType({})
+    if not (isinstance(raw, dict) and raw.keys() == {"workloads", "reason"} and isinstance(raw["reason"], str)
+            and raw["reason"].strip() and isinstance(raw["workloads"], list) and raw["workloads"]):
+        raise fail('insensitive must be {"workloads": [check workload names], "reason": "why"}')
+    unknown = set(raw["workloads"]) - {w.name for w in workloads if w.role == "check"}
+    if unknown:
+        raise fail(f"insensitive names {', '.join(sorted(map(str, unknown)))}, not check workloads")
+    return MappingProxyType({name: raw["reason"] for name in raw["workloads"]})
