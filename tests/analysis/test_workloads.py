@@ -49,4 +49,3 @@ def test_an_outcome_carries_its_best_candidates_worst_slots_and_its_tasks_note(f
     assert by_task["relu"].worst("compile") == WorkloadSpeedup("bench/float16", 1.0)
     assert by_task["sum"].uncompetitive == SLOW_LIBRARY and by_task["relu"].uncompetitive == ""
     assert by_task["matmul"].worst_eager is None
-

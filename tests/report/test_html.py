@@ -40,7 +40,6 @@ def test_the_speedups_section_lists_each_tasks_worst_workload(fair_store):
     assert f'title="{SLOW_LIBRARY}">uncompetitive' in speedups.split('href="#task=sum"')[1].split("</tr>")[0]
 
 
-
 def test_an_untimed_report_has_no_speed_tables(store_path):
     html = _html(store_path, ["run-c"])
     assert "geomean vs eager, all" not in html and "worst workload" not in html

@@ -211,4 +211,3 @@ def test_a_workload_preset_expands_to_its_list_and_an_unknown_one_is_refused(tmp
     corrupt(folder, '"workloads": "elementwise"', '"workloads": "elementwize"')
     with pytest.raises(TaskError, match="names no preset: 'elementwize'"):
         read_task(folder)
-
