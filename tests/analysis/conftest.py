@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from kbx.analysis.data import TaskOutcome
 from kbx.store.db import Store
 
 CATEGORIES = {"relu": "Activation", "gelu": "Activation", "sum": "Reduce", "matmul": "MatrixMultiply"}
@@ -171,3 +172,12 @@ def kernelbench_store(tmp_path: Path) -> Path:
                 store.add_evaluation(run_id, r, "class ModelNew: pass\n", f"key-{run_id}-{r['candidate']}")
             store.end_run(run_id, 1.0)
     return path
+
+
+def outcome(task: str, category: str = "Activation", *, correct: bool = True, eager: float | None = None,
+            compile_: float | None = None, sol: float | None = None, samples: int = 1, passed: int | None = None,
+            call_ok: bool = True, uncompetitive: str = "") -> TaskOutcome:
+    """One method's outcome on one task, built by hand: `passed` of `samples` correct (all or none by default)."""
+    return TaskOutcome(task, category, "PASSED" if correct else "MISMATCH", call_ok or correct, correct, eager,
+                       compile_, sol, samples, (samples if correct else 0) if passed is None else passed,
+                       uncompetitive=uncompetitive)

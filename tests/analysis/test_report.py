@@ -4,7 +4,6 @@ import sys
 import pytest
 
 from kbx.analysis.report import build_report
-from kbx.cli import main
 from kbx.errors import KbxError
 from kbx.report.html import render_html
 from kbx.report.tables import report_text
@@ -69,42 +68,6 @@ def test_the_html_is_one_file_that_fetches_nothing(store_path):
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", html)
     assert "<script src" not in html and "<link" not in html
     assert html.count("<svg") >= 8 and 'id="task-relu"' in html
-    assert "(127,): got 1.5, expected 1" in html and "3/129" in html  # the mismatch report
-    assert "reply 1 for relu" in html  # the refinement transcript
-
-
-def test_the_cli_prints_the_tables_and_writes_the_html(store_path, tmp_path, capsys):
-    out = tmp_path / "r" / "report.html"
-    assert main(["report", *RUNS, "--store", str(store_path), "--html", str(out), "--resamples", "20"]) == 0
-    printed = capsys.readouterr().out
-    assert "fast_1 eager" in printed and "category + method" in printed and "refine:model-d" in printed
-    assert out.read_text().startswith("<!DOCTYPE html>")
-
-
-def test_report_all_ranks_every_run_of_the_store_as_markdown(store_path, capsys):
-    assert main(["report", "--all", "--markdown", "--store", str(store_path), "--resamples", "20"]) == 0
-    lines = capsys.readouterr().out.strip().splitlines()
-    assert lines[0].startswith("| # | method | device | tasks | correct |") and lines[1].startswith("|---|")
-    assert len(lines) == 2 + len(RUNS)  # every run of the store, one row each
-    correct = [int(line.split("|")[5].split("%")[0]) for line in lines[2:]]
-    assert correct == sorted(correct, reverse=True)
-
-
-def test_report_needs_runs_or_all_but_not_both(store_path, capsys):
-    assert main(["report", "--store", str(store_path)]) == 2
-    assert main(["report", "run-b", "--all", "--store", str(store_path)]) == 2
-    assert "name the runs to report on, or give --all" in capsys.readouterr().err
-
-
-def test_the_cli_compare_shows_flips(store_path, capsys):
-    assert main(["compare", "run-a-h100", "run-b", "--store", str(store_path)]) == 0
-    printed = capsys.readouterr().out
-    assert "broken" in printed and "fixed" in printed and "1 fixed, 1 broken" in printed
-
-
-def test_an_unknown_run_is_one_line_and_exit_2(store_path, capsys):
-    assert main(["report", "nope", "--store", str(store_path)]) == 2
-    assert capsys.readouterr().err.startswith("kbx: error: no run 'nope'")
 
 
 def test_a_run_with_no_evaluations_reports_zero_rates_without_intervals(store_path):
@@ -143,14 +106,6 @@ def test_the_pass_at_k_curve_is_drawn_for_sampled_runs_only(store_path):
     assert sampled.pass_curve[-1][1] == 0.75  # relu, sum, matmul solved within 3 samples; gelu never
     section = render_html(report).split('id="pass@k"')[1].split("</section>")[0]
     assert section.count('class="series"') == 1
-
-
-def test_a_transcript_shows_the_prompt_and_every_feedback_sent(store_path):
-    with Store(store_path) as store:
-        report = build_report(store, ["run-d"], resamples=20)
-    panel = render_html(report).split('id="task-relu"')[1].split("</details>\n")[0]
-    assert "PROMPT: write a Triton kernel for relu" in panel
-    assert "FEEDBACK 0: your kernel for relu" in panel and "FEEDBACK 1: your kernel for relu" in panel
 
 
 def test_every_table_of_the_report_scrolls_inside_the_page(store_path):

@@ -1,19 +1,14 @@
-"""The worst bench workload of a task and the geometric means without tasks whose baseline is uncompetitive, from
-synthetic stored rows (`tests.analysis.conftest`).
+"""The worst bench workload of a task and the note of a task whose baseline is uncompetitive, from synthetic stored
+rows (`tests.analysis.conftest`); the geometric means without those tasks are in test_headline and test_categories.
 
 The store is `fair_store` (`tests.analysis.conftest` says what it holds).
 """
 
 from __future__ import annotations
 
-import math
-
 import pytest
 
-from kbx.analysis import metrics
-from kbx.analysis.categories import category_table
 from kbx.analysis.data import load_runs, task_set
-from kbx.analysis.headline import headline
 from kbx.analysis.workloads import WorkloadSpeedup, uncompetitive_note, worst_workload
 from kbx.store.db import Store
 from tests.analysis.conftest import H100, SLOW_LIBRARY, row, timed_row
@@ -54,23 +49,3 @@ def test_an_outcome_carries_its_best_candidates_worst_slots_and_its_tasks_note(f
     assert by_task["relu"].worst("compile") == WorkloadSpeedup("bench/float16", 1.0)
     assert by_task["sum"].uncompetitive == SLOW_LIBRARY and by_task["relu"].uncompetitive == ""
     assert by_task["matmul"].worst_eager is None
-
-
-def test_the_competitive_geomeans_leave_out_tasks_whose_baseline_is_uncompetitive(fair_store):
-    run, outcomes = _loaded(fair_store)
-    assert [o.task for o in metrics.competitive(outcomes)] == ["gelu", "matmul", "relu"]
-    h = headline(run, outcomes, resamples=200)
-    assert h.geomean_eager.value == pytest.approx((1.6 * 0.8 * 100.0) ** (1 / 3))
-    assert h.geomean_eager_competitive.value == pytest.approx(math.sqrt(1.6 * 0.8))
-    assert h.geomean_compile_competitive.value == pytest.approx(math.sqrt(1.2 * 0.6))
-    assert h.geomean_eager_competitive.low <= h.geomean_eager_competitive.value <= h.geomean_eager_competitive.high
-    assert h.uncompetitive == ("sum",)
-
-
-def test_categories_show_both_geomeans(fair_store):
-    _, outcomes = _loaded(fair_store)
-    table = category_table({"m": outcomes}, resamples=50)
-    reduce, activation = table["Reduce"]["m"], table["Activation"]["m"]
-    assert reduce.geomean_eager == pytest.approx(100.0) and reduce.geomean_eager_competitive is None
-    assert reduce.geomean_compile == pytest.approx(90.0) and reduce.geomean_compile_competitive is None
-    assert activation.geomean_eager == activation.geomean_eager_competitive == pytest.approx(math.sqrt(1.6 * 0.8))

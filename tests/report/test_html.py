@@ -1,5 +1,6 @@
 """The HTML report shows the competitive-baseline geometric means with the reasons for what they leave out, the
-categories' geomeans both ways, and per task the worst bench workload (`fair_store`, `tests.analysis.conftest`)."""
+categories' geomeans both ways, and per task the worst bench workload (`fair_store`, `tests.analysis.conftest`);
+the overview and the task panels are in test_drilldown."""
 
 from __future__ import annotations
 
@@ -37,12 +38,6 @@ def test_the_speedups_section_lists_each_tasks_worst_workload(fair_store):
     relu = speedups.split('<a href="#task=relu">relu</a>')[1].split("</tr>")[0]
     assert "<td>1.60x</td><td>0.80x bench/float16</td><td>1.20x</td><td>1.00x bench/float16</td>" in relu
     assert f'title="{SLOW_LIBRARY}">uncompetitive' in speedups.split('href="#task=sum"')[1].split("</tr>")[0]
-
-
-def test_the_overview_marks_a_task_whose_baseline_is_uncompetitive(fair_store):
-    tasks = _section(_html(fair_store), "tasks")
-    assert f'title="{SLOW_LIBRARY}">(baseline uncompetitive)' in tasks
-    assert 'title="worst bench workload: 0.80x bench/float16"' in tasks
 
 
 def test_an_untimed_report_has_no_speed_tables(store_path):

@@ -4,7 +4,6 @@ fast_p at KernelBench's thresholds, the rule's verdicts beside kbx's and where t
 from __future__ import annotations
 
 from kbx.analysis.report import build_report
-from kbx.cli import main
 from kbx.report.html import render_html
 from kbx.report.tables import kernelbench_text, report_text
 from kbx.store.db import Store
@@ -56,9 +55,3 @@ def test_the_html_report_has_the_kernelbench_section(kernelbench_store):
     assert "<th>fast_1.5</th>" in section and "<td>50% of 4 judged</td>" in section
     assert "<td>level2/1_C</td>" in section and "<td>level1/2_B</td>" in section
     assert "level1/1_A" not in section  # both verdicts pass it: not a difference
-
-
-def test_report_markdown_adds_the_kernelbench_tables_after_the_leaderboard(kernelbench_store, capsys):
-    assert main(["report", "run-kb", "--markdown", "--store", str(kernelbench_store), "--resamples", "20"]) == 0
-    out = capsys.readouterr().out
-    assert out.index("| # | method |") < out.index("| method | baseline | fast_0 |") < out.index("where they differ")

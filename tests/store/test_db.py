@@ -3,7 +3,9 @@ import sqlite3
 import pytest
 
 from kbx.errors import KbxError
-from kbx.store.db import SCHEMA_VERSION, Store
+from kbx.generate.methods import Generation
+from kbx.generate.providers import Message, Usage
+from kbx.store.db import _MIGRATIONS, SCHEMA_VERSION, Store
 
 
 def _row(task="relu", candidate="a.py", status="PASSED", hash_="h1"):
@@ -112,3 +114,44 @@ def test_durations_are_each_tasks_latest_own_evaluation_on_that_device(tmp_path)
         store.add_evaluation("gpu", {**_row(task="qr"), "elapsed_s": 9.0, "speedup_eager": float("nan")}, "c", "k5")
         assert store.durations("cpu") == {"relu": 7.0, "gelu": 2.0}
         assert store.durations("cuda") == {"mm": 60.0, "qr": 9.0}  # a row with NaN (no valid JSON for SQLite)
+
+
+def test_a_version_1_store_migrates_and_keeps_its_runs(tmp_path):
+    path = tmp_path / "old.db"
+    with sqlite3.connect(path) as db:
+        db.executescript(_MIGRATIONS[1])
+        db.execute("INSERT INTO runs VALUES ('old', 1.0, 'reference', NULL, 'cpu', NULL, 'h', '{}', '{}')")
+        db.execute("PRAGMA user_version = 1")
+    with Store(path) as store:
+        assert [r.run_id for r in store.runs()] == ["old"]
+        assert store.generations("old") == []
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+
+
+def test_generations_round_trip_and_are_stored_once(tmp_path):
+    generation = Generation("relu", 1, 2, "relu#s1.i2", "abc", "parent", "openai:x", "x-2025",
+                            (Message("system", "s"), Message("user", "u")), "reply", "stop", Usage(10, 20, 0.5), 2,
+                            1.5, {"id": "r"})
+    with Store(tmp_path / "k.db") as store:
+        _begin(store, "r1")
+        assert store.add_generation("r1", generation.to_json())
+        assert not store.add_generation("r1", generation.to_json()), "the (run, task, sample, iteration) key"
+        (stored,) = store.generations("r1")
+    assert stored["messages"] == [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]
+    assert stored["usage"] == {"prompt_tokens": 10, "completion_tokens": 20, "cost_usd": 0.5}
+    assert (stored["sample"], stored["iteration"], stored["parent_hash"], stored["raw"]) == (1, 2, "parent",
+                                                                                            {"id": "r"})
+
+
+def test_threads_can_write_to_one_store_at_once(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+    from dataclasses import replace
+
+    generation = Generation("relu", 0, 0, "relu#s0", "abc", None, "openai:x", "x", (), "reply", None, Usage(), 1,
+                            0.0)
+    with Store(tmp_path / "k.db") as store:
+        _begin(store, "r1")
+        with ThreadPoolExecutor(8) as pool:
+            list(pool.map(lambda i: store.add_generation("r1", replace(generation, sample=i).to_json()), range(200)))
+        assert len(store.generations("r1")) == 200

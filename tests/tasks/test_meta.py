@@ -48,6 +48,7 @@ def test_reads_gelu():
     assert task.name == "gelu" and task.category == "Activation" and task.level == 1
     assert task.signature.render() == "(input, approximate='none')"
     assert task.contract.tolerances["bfloat16"].rtol == 1.6e-2
+    assert task.contract.against_truth and set(task.contract.insensitive) == {"check_tail"}
     assert {w.role for w in task.workloads} == {"smoke", "check", "bench"}
     assert "def reference" in task.reference_source and task.description.startswith("GELU")
 
@@ -58,7 +59,6 @@ def test_reads_gelu():
         ('"category": "Activation"', '"category": "Activations"', "is not one of"),
         ('"signature": "(input, approximate=\'none\')"', '"signature": "(input)"', "does not match"),
         ('"dtypes": ["float32", "bfloat16"]', '"dtypes": ["float31"]', "dtype 'float31'"),
-        ('"kind": "allclose",', '"kind": "allclose", "tolerance": {"float32": [0, 1e-9]},', "tighter than one ulp"),
         ('"kind": "allclose",', '"kind": "close",', "kind is one of"),
         ('"role": "bench"', '"role": "benchmark"', "role 'benchmark'"),
         ('"name": "gelu"', '"name": "gelu2"', "differs from its folder"),
@@ -74,14 +74,6 @@ def test_reads_gelu():
         ('"dtypes": [', '"input_ranges": {"x": [0, 1]}, "dtypes": [', "'x', which is not a parameter"),
         ('"dtypes": [', '"input_ranges": {"input": [1, 0]}, "dtypes": [', "finite low < high"),
         ('"dtypes": [', '"input_ranges": [0, 1], "dtypes": [', "input_ranges must be a dict"),
-        ('"kind": "allclose"', '"kind": "allclose", "accumulation_dtype": "float16"', "accumulation_dtype must be"),
-        ('"kind": "allclose"', '"kind": "allclose", "against_reference": " "', "must say why"),
-        ('"workloads": ["check_tail"],', '"workloads": ["bench"],', "not check workloads"),
-        ('"workloads": ["check_tail"],', '"workloads": [],', "insensitive must be"),
-        ('"reason": (', '"reason": "", "why": (', "insensitive must be"),
-        ('"kind": "allclose"', '"kind": "allclose", "perturbed_truth": 1', "perturbed_truth must be"),
-        ('"kind": "allclose"', '"kind": "exact", "accumulation_dtype": "float32"', "apply to allclose contracts"),
-        ('"kind": "allclose"', '"kind": "allclose", "second_opinion": False', "exact contracts only"),
         ('"dtypes": [', '"defaults_kept": {"input": "x"}, "dtypes": [',
          "'input', which is not a parameter with a default"),
         ('"dtypes": [', '"defaults_kept": {"approximate": " "}, "dtypes": [', "must say why"),
@@ -219,13 +211,3 @@ def test_a_workload_preset_expands_to_its_list_and_an_unknown_one_is_refused(tmp
     corrupt(folder, '"workloads": "elementwise"', '"workloads": "elementwize"')
     with pytest.raises(TaskError, match="names no preset: 'elementwize'"):
         read_task(folder)
-
-
-def test_the_truth_rule_fields_are_read_with_their_defaults(task_copy):
-    contract = read_task(GELU).contract
-    assert contract.against_truth and contract.accumulation_dtype == "float32" and contract.perturbed_truth
-    assert contract.against_reference == "" and set(contract.insensitive) == {"check_tail"}
-    corrupt(task_copy, '"kind": "allclose"', '"kind": "allclose", "accumulation_dtype": "float64", '
-            '"against_reference": "the dtype\'s range is the definition", "perturbed_truth": False')
-    contract = read_task(task_copy).contract
-    assert contract.accumulation_dtype == "float64" and not contract.against_truth and not contract.perturbed_truth
