@@ -1,0 +1,118 @@
+"""The bases of one case: the float64 truth per output, then perturbed runs (one set per number of floating-point
+inputs) for each element's response P; small synthetic references on the CPU."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from types import MappingProxyType
+
+import pytest
+import torch
+
+from kbx.evaluation.trusted import bases
+from kbx.evaluation.trusted.bases import truth_bases
+from kbx.tasks.accuracy import RULE
+from kbx.tasks.spec import Contract, Tolerance, Workload
+from kbx.tasks.truth import flip_patterns, stored
+
+W = Workload("w", "check", MappingProxyType({}))
+TRUTH = Contract("allclose", MappingProxyType({"float32": Tolerance(1e-5, 1e-5)}))
+
+
+def _inputs(count: int, n: int = 64) -> dict[str, torch.Tensor]:
+    generator = torch.Generator().manual_seed(1)
+    return {f"x{i}": torch.randn(n, generator=generator) for i in range(count)}
+
+
+def _summed(**inputs):
+    return sum(inputs.values())
+
+
+def _counting_runs(monkeypatch) -> list[int]:
+    runs: list[int] = []
+    real = bases.float64_reference
+    monkeypatch.setattr(bases, "float64_reference", lambda *a: runs.append(1) or real(*a))
+    return runs
+
+
+def test_one_basis_per_output_holding_the_float64_truth():
+    inputs = _inputs(2)
+
+    def reference(x0, x1):
+        return x0 * x1, x0 + x1
+
+    eager = list(reference(**inputs))
+    found = truth_bases(reference, inputs, eager, "float32", TRUTH, W)
+    assert len(found) == 2
+    for base, e, expected in zip(found, eager, reference(inputs["x0"].double(), inputs["x1"].double())):
+        assert base.eager is e and base.truth.dtype == torch.float64 and torch.equal(base.truth, expected)
+        assert base.backward is not None and base.backward.shape == e.shape
+
+
+@pytest.mark.parametrize("count", [1, 2, 3, 5])
+def test_one_truth_run_and_the_perturbed_runs_of_flip_patterns_per_count_of_float_inputs(count, monkeypatch):
+    runs = _counting_runs(monkeypatch)
+    inputs = _inputs(count)
+    truth_bases(_summed, inputs, [_summed(**inputs)], "float32", TRUTH, W)
+    assert len(runs) == 1 + len(flip_patterns(count))
+
+
+def test_integer_inputs_are_not_counted_or_perturbed(monkeypatch):
+    runs = _counting_runs(monkeypatch)
+    inputs = {**_inputs(2), "index": torch.arange(64)}
+
+    def reference(x0, x1, index):
+        return (x0 + x1)[index]
+
+    truth_bases(reference, inputs, [reference(**inputs)], "float32", TRUTH, W)
+    assert len(runs) == 1 + len(flip_patterns(2))
+
+
+def test_a_definition_that_rounds_with_stored_gets_no_perturbed_runs(monkeypatch):
+    runs = _counting_runs(monkeypatch)
+    inputs = _inputs(2)
+
+    def reference(x0, x1):
+        return stored(x0 + x1) * 2
+
+    (base,) = truth_bases(reference, inputs, [reference(**inputs)], "float32", TRUTH, W)
+    assert len(runs) == 1 and base.backward is None
+
+
+def test_a_contract_without_perturbed_truth_or_a_rule_without_c_gets_none(monkeypatch):
+    runs = _counting_runs(monkeypatch)
+    inputs = _inputs(2)
+    eager = [_summed(**inputs)]
+    (base,) = truth_bases(_summed, inputs, eager, "float32", replace(TRUTH, perturbed_truth=False), W)
+    (other,) = truth_bases(_summed, inputs, eager, "float32", TRUTH, W, replace(RULE, backward_factor=0.0))
+    assert len(runs) == 2 and base.backward is None and other.backward is None
+
+
+def test_p_is_the_truths_largest_response_when_the_two_inputs_move_together_and_the_same_for_the_same_case():
+    inputs = _inputs(2, n=4096)
+    eager = [_summed(**inputs)]
+    first, second = (truth_bases(_summed, inputs, eager, "float32", TRUTH, W)[0] for _ in range(2))
+    assert torch.equal(first.backward, second.backward)
+    delta = TRUTH.allowance("float32", W).backward_delta
+    together = delta * (inputs["x0"].double().abs() + inputs["x1"].double().abs())
+    assert torch.allclose(first.backward.double(), together, rtol=1e-4, atol=0.0)
+
+
+def test_a_reference_with_no_float64_path_raises():
+    inputs = _inputs(1)
+
+    def reference(x0):
+        if x0.dtype == torch.float64:
+            raise NotImplementedError("no float64 kernel")
+        return x0 * 2
+
+    with pytest.raises(NotImplementedError, match="no float64 kernel"):
+        truth_bases(reference, inputs, [reference(**inputs)], "float32", TRUTH, W)
+
+
+def test_a_float64_run_returning_other_outputs_than_the_eager_one_raises():
+    inputs = _inputs(1)
+    with pytest.raises(ValueError, match="other outputs"):
+        truth_bases(lambda x0: x0 * 2, inputs, [inputs["x0"], inputs["x0"]], "float32", TRUTH, W)
+    with pytest.raises(ValueError, match="other outputs"):
+        truth_bases(lambda x0: (x0 * 2, 3), inputs, [inputs["x0"], inputs["x0"]], "float32", TRUTH, W)
