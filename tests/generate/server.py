@@ -48,8 +48,8 @@ class Script:
         return [r for r in self.requests if not r.get("refused")]
 
 
-Answer = tuple[int, Mapping[str, str], dict]
-"""(HTTP status, extra headers, JSON body) of one answer."""
+Answer = tuple[int, Mapping[str, str], dict | bytes]
+"""(HTTP status, extra headers, JSON body) of one answer; bytes are sent as they are."""
 
 
 @contextmanager
@@ -60,7 +60,7 @@ def http_server(answer: Callable[[str, Mapping[str, str], dict], Answer]) -> Ite
         def do_POST(self) -> None:  # noqa: N802 - http.server's name
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             status, headers, reply = answer(self.path, self.headers, body)
-            payload = json.dumps(reply).encode()
+            payload = reply if isinstance(reply, bytes) else json.dumps(reply).encode()
             self.send_response(status)
             for name, value in {**headers, "Content-Type": "application/json",
                                 "Content-Length": str(len(payload))}.items():

@@ -8,7 +8,7 @@ import pytest
 
 from kbx.cli import main
 from kbx.errors import KbxError
-from kbx.generate.http import HttpClient, ProviderError, parse_retry_after
+from kbx.generate.http import HttpClient, ProviderError
 from kbx.generate.providers import Key, Message, Request, Throttled, Usage, open_provider, replay_records
 from tests.generate.server import Refusal, Script, http_server, serve
 
@@ -72,20 +72,6 @@ def test_a_client_error_is_not_retried(openai_env):
         with pytest.raises(ProviderError, match="HTTP 401"):
             open_provider("openai:tiny", HttpClient(sleep=lambda s: None)).complete(REQUEST)
     assert len(script.requests) == 1
-
-
-def test_connection_errors_are_retried():
-    waits: list[float] = []
-    client = HttpClient(sleep=waits.append, max_attempts=2, timeout_s=2)
-    with pytest.raises(ProviderError, match="after 2 attempts"):
-        client.post("http://127.0.0.1:9/v1/chat/completions", {}, {})
-    assert len(waits) == 1
-
-
-def test_retry_after_as_an_http_date_and_garbage():
-    assert parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0  # in the past
-    assert parse_retry_after("soon") is None and parse_retry_after(None) is None
-    assert parse_retry_after("2.5") == 2.5
 
 
 @pytest.mark.parametrize(("spec", "variable"), [("openai:gpt-4.1", "OPENAI_API_KEY"),
