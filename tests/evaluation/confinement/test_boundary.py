@@ -130,36 +130,6 @@ def test_kbx_source_and_the_checkout_are_absent(job_dir):
     assert not any(seen.values()), seen
 
 
-def test_no_process_outlives_it(job_dir):
-    token = f"kbx-survivor-{os.getpid()}-{time.monotonic_ns()}"
-    marker = job_dir / "alive"
-    confined(
-        """
-        if os.fork() == 0:
-            os.setsid()
-            if os.fork() == 0:  # a detached grandchild, as a daemon makes itself
-                import time
-                time.sleep(3)
-                open(sys.argv[3], "w").write("still alive")
-                os._exit(0)
-            os._exit(0)
-        print(json.dumps({"forked": True}))
-        """,
-        job_dir, str(marker), token,
-    )
-    time.sleep(4)
-    assert not marker.exists(), "a process the candidate started ran on after it ended"
-    survivors = [p for p in os.listdir("/proc") if p.isdigit() and _cmdline_has(p, token)]
-    assert survivors == []
-
-
-def _cmdline_has(pid: str, token: str) -> bool:
-    try:
-        return token.encode() in Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return False
-
-
 def test_a_grandchild_holding_its_output_does_not_hold_the_reader(job_dir):
     spec = for_this_process(True, default_hidden())
     code = PRELUDE + textwrap.dedent(
