@@ -31,7 +31,7 @@ import kbx.evaluation.candidate.worker as worker
 
 def main(argv, fds):
     spec = json.loads(open(argv[0]).read())
-    death, libc = ctypes.c_int(), ctypes.CDLL(None)
+    death, libc = ctypes.c_int(), ctypes.CDLL(None)  # prctl 2: PR_GET_PDEATHSIG
     seen = {{"pid": os.getpid(), "sid": os.getsid(0), "cwd": os.getcwd(), "env": dict(os.environ),
             "pdeathsig": death.value if libc.prctl(2, ctypes.byref(death), 0, 0, 0) == 0 else None}}
     print(json.dumps(seen), flush=True)
