@@ -17,6 +17,7 @@ import torch
 from kbx.evaluation.verdict import Comparison, Mismatch
 from kbx.status import Status
 from kbx.tasks.accuracy import FLUSH_FLOOR, MANTISSA_BITS, MIN_EXPONENT, RULE, Allowance, Rule
+from kbx.tasks.work import tensor_bytes
 
 CHUNK = 1 << 23
 """Elements handled at once: about 600 MiB of float64 temporaries when judging."""
@@ -47,7 +48,7 @@ class Basis:
 
     def nbytes(self) -> int:
         """The memory the basis adds to the reference output it holds (the truth, the envelope, P)."""
-        return sum(t.numel() * t.element_size() for t in (self.truth, self.envelope, self.backward) if t is not None)
+        return tensor_bytes(*(t for t in (self.truth, self.envelope, self.backward) if t is not None))
 
 
 def stored_dtype(dtype: torch.dtype) -> torch.dtype:
