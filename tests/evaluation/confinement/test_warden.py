@@ -5,6 +5,7 @@ it (the whole boundary: tests/evaluation/confinement/test_boundary.py)."""
 from __future__ import annotations
 
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -67,6 +68,14 @@ def test_the_warden_exits_with_the_workers_code():
 def test_the_warden_dies_of_the_signal_that_killed_the_worker():
     payload = "import ctypes, resource; resource.setrlimit(resource.RLIMIT_CORE, (0, 0)); ctypes.string_at(0)"
     assert finished(payload).returncode == -signal.SIGSEGV
+
+
+def test_a_worker_killed_at_its_cpu_time_limit_is_reported_as_such():
+    """PID 1 ignores the soft limit's SIGXCPU, so the kernel's SIGKILL at the hard limit ends it; the warden, which
+    sees its CPU time, dies of SIGXCPU (`failures` reports the CPU-time limit, not a kill from outside)."""
+    payload = "while True: pass"
+    process = warden(payload, preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CPU, (1, 1)))
+    assert process.wait(timeout=30) == -signal.SIGXCPU
 
 
 def test_a_worker_killed_from_outside_is_reported_as_killed():

@@ -4,7 +4,8 @@
 returns only in the child, PID 1 of the new namespace, which goes on to become the candidate worker. The parent,
 the warden, closes every inherited descriptor but stdout and stderr (so the channel's end is the worker's alone),
 becomes undumpable and waits; when the worker ends, so does every process in its namespace (the kernel kills
-them), and the warden exits with the worker's status (dying of the same signal where it was killed). When the
+them), and the warden exits with the worker's status (dying of the same signal where it was killed; of SIGXCPU
+where the kernel killed it at the CPU-time limit, since PID 1 ignores the SIGXCPU of the soft limit). When the
 warden is killed (the orchestrator kills its process group at the time limit), the worker's parent-death signal
 kills it, and with it the namespace.
 """
@@ -45,13 +46,22 @@ def _watch(pid: int) -> None:
         pass
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, lambda *_: _kill_and_exit(pid))
-    _, status = os.waitpid(pid, 0)
+    _, status, usage = os.wait4(pid, 0)
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
+        if sig == signal.SIGKILL and _spent_its_cpu_time(usage):
+            sig = signal.SIGXCPU  # the kernel's kill at the hard limit: PID 1 ignores SIGXCPU at the soft one
         if sig != signal.SIGKILL:
             signal.signal(sig, signal.SIG_DFL)
         os.kill(os.getpid(), sig)
     os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
+
+
+def _spent_its_cpu_time(usage: resource.struct_rusage) -> bool:
+    """Whether the worker's CPU time reached the hard RLIMIT_CPU it shares with the warden: a SIGKILL then came
+    from the kernel for that limit (reported as the CPU-time limit, not as a kill from outside)."""
+    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    return hard != resource.RLIM_INFINITY and usage.ru_utime + usage.ru_stime >= hard - 0.5
 
 
 def _kill_and_exit(pid: int) -> None:
