@@ -1,10 +1,13 @@
-"""Helpers for the checks of linear-algebra tasks (they run in the trusted worker, on the device)."""
+"""Helpers for linear-algebra tasks: chunked batched calls for their checks (they run in the trusted worker, on the
+device) and matrices of a chosen condition number for their inputs."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import torch
+
+from kbx.tasks import inputs
 
 CHUNK = 4096
 """Matrices per library call. cuSOLVER's batched routines can fail on large float64 batches: `eigvalsh` of 65,536
@@ -18,3 +21,17 @@ def in_chunks(fn: Callable[[torch.Tensor], torch.Tensor], matrices: torch.Tensor
     if flat.shape[0] <= chunk:
         return fn(flat)
     return torch.cat([fn(part) for part in flat.split(chunk)])
+
+
+def conditioned(shape: Sequence[int], cond: float, generator: torch.Generator) -> torch.Tensor:
+    """Float64 matrices U diag(σ) Vᵀ of `shape` (..., m, n), m >= n, with cond₂ = `cond` exactly, for `make_inputs`.
+
+    U (m x n) and V (n x n) are the Q factors of float64 QRs of normal matrices (random orthonormal columns); σ =
+    cond^-t with t uniform in [0, 1] and both ends present, so the singular values are log-uniform between 1/cond
+    and 1. Drawn from `generator` in that order (U, V, t): the same generator state gives the same matrices."""
+    *batch, m, n = shape
+    u, _ = torch.linalg.qr(inputs.randn(shape, "float64", generator))
+    v, _ = torch.linalg.qr(inputs.randn([*batch, n, n], "float64", generator))
+    t = inputs.uniform([*batch, n], 0.0, 1.0, "float64", generator)
+    t[..., 0], t[..., -1] = 0.0, 1.0
+    return (u * cond ** -t[..., None, :]) @ v.transpose(-1, -2)

@@ -2,17 +2,26 @@
 
     X = A⁻¹, i.e. A X = X A = I        (A and X are (..., n, n))
 
-Mirrors `torch.linalg.inv(A)`: the output has A's shape and dtype. Every A here is a row permutation of a
-diagonally dominant matrix, A = P (D + E) with D a diagonal of random sign and magnitude in [1, 2], E normal *
-0.3 / sqrt(n) and P a random permutation: A is well conditioned (singular values within a factor of about 4), so
-A⁻¹ is unique with O(1) entries, while A's own diagonal is mostly small entries of E; where A[0, 0] is such a
-small entry it is set to exactly 0, so elimination without row exchanges divides by zero.
+Mirrors `torch.linalg.inv(A)`: the output has A's shape and dtype. Two kinds of input:
+- Most workloads: a row permutation of a diagonally dominant matrix, A = P (D + E) with D a diagonal of random sign
+  and magnitude in [1, 2], E normal * 0.3 / sqrt(n) and P a random permutation. A is well conditioned (singular
+  values within a factor of about 4), so A⁻¹ has O(1) entries, while A's own diagonal is mostly small entries of E;
+  where A[0, 0] is such a small entry it is set to exactly 0, so elimination without row exchanges divides by zero.
+- `check_cond_1e4`: A = U diag(σ) Vᵀ (`kbx.tasks.linalg.conditioned`), U and V random orthogonal, σ log-uniform
+  from 1 down to 1e-4 with both ends present, so cond₂(A) = 1e4 and A⁻¹ has entries up to about 1e4. Any method
+  whose error grows faster than cond(A) u shows here: the normal equations (cond²), or an iteration run a count
+  of times that suffices only for well-conditioned A.
 
 Scope: batches of many small matrices (n up to 64), where a Triton kernel holding each matrix in registers beats
 a batched library LU; the bench inverts 2^17 matrices of size 32.
 
-Tolerance: the fp32 defaults; the solution differs from LAPACK by 4e-7 at most (under 5% of the tolerance),
-and the wrong candidates miss by far.
+Contract: allclose against the float64 truth (docs/evaluation.md). The truth's response to inputs moved by a few
+ulps grows with cond(A), so the ill-conditioned workload allows a backward-stable kernel its cond(A) u error and
+no more. Measured on the CPU interpreter (seeds 0 and 1): the solution's worst element sits at 0.16 of its bound
+on check_cond_1e4; a 50 % error would pass on at most 0.5 % of its elements (cond 1e5 would leave 1.8-2.6 %
+unchecked, hence 1e4). `wrong/newton_schulz_fixed_iterations` (24 steps, enough when cond(A) <= 4) passes every
+other workload (worst element 0.10 of its bound) and misses check_cond_1e4's by 460-510x;
+`wrong/normal_equations` misses it by 4,700-11,000x, and already fails some well-conditioned cases by a little.
 """
 
 import math
@@ -20,6 +29,7 @@ import math
 import torch
 
 from kbx.tasks import inputs, sizes
+from kbx.tasks.linalg import conditioned
 
 TASK = {
     "name": "inv",
@@ -38,6 +48,7 @@ TASK = {
         {"name": "check_small_t", "role": "check", "params": {"shape": [9, 3, 3], "layout": "transposed"}},
         {"name": "check_batch_dims", "role": "check", "params": {"shape": [2, 2, 17, 17]}},
         {"name": "check_strided", "role": "check", "params": {"shape": [2, 31, 31], "layout": "strided"}},
+        {"name": "check_cond_1e4", "role": "check", "params": {"shape": [4, 33, 33], "cond": 1e4}},
         {"name": "bench", "role": "bench", "params": {"shape": [131072, 32, 32]}},
     ],
 }
@@ -50,6 +61,9 @@ def reference(A):
 def make_inputs(workload, dtype, generator):
     p = workload.params
     shape = p["shape"]
+    if "cond" in p:
+        return {"A": inputs.layout(conditioned(shape, p["cond"], generator).to(inputs.torch_dtype(dtype)),
+                                   p.get("layout", "contiguous"))}
     n = shape[-1]
     d = inputs.uniform(shape[:-1], 1.0, 2.0, "float32", generator)
     d = d * inputs.uniform(shape[:-1], -1.0, 1.0, "float32", generator).sign()

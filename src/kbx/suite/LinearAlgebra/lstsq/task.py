@@ -33,7 +33,7 @@ import math
 import torch
 
 from kbx.tasks import inputs, sizes
-from kbx.tasks.linalg import in_chunks
+from kbx.tasks.linalg import conditioned, in_chunks
 
 TASK = {
     "name": "lstsq",
@@ -79,14 +79,9 @@ def make_inputs(workload, dtype, generator):
     p = workload.params
     shape_a, shape_b = p["A"], p["B"]
     m, n = shape_a[-2:]
-    kappa = p.get("cond", 100.0)
-    u, _ = torch.linalg.qr(inputs.randn(shape_a, "float64", generator))
-    v, _ = torch.linalg.qr(inputs.randn(shape_a[:-2] + [n, n], "float64", generator))
-    t = inputs.uniform(shape_a[:-2] + [n], 0.0, 1.0, "float64", generator)
-    t[..., 0], t[..., -1] = 0.0, 1.0
-    sigma = kappa ** -t
+    unit = conditioned(shape_a, p.get("cond", 100.0), generator)
     scale = torch.exp(inputs.uniform(shape_a[:-2] + [1, 1], math.log(0.1), math.log(10.0), "float64", generator))
-    a = (scale * (u * sigma[..., None, :]) @ v.transpose(-1, -2)).to(inputs.torch_dtype(dtype))
+    a = (scale * unit).to(inputs.torch_dtype(dtype))
     x0 = inputs.randn(shape_b[:-2] + [n, shape_b[-1]], "float64", generator)
     e = inputs.randn(shape_b, "float64", generator, scale=p.get("noise", 0.5))
     b = a.double() @ x0 + e * scale

@@ -11,11 +11,19 @@ holds values far from 1 here). Batch dims broadcast between A and B.
 Scope: batches of many small systems (n up to 64), the regime where a Triton kernel holding each matrix in
 registers beats a library call; the bench solves 2^17 systems of size 32 with 32 right-hand sides.
 
-Conditioning: the referenced triangle has a diagonal of random sign and magnitude in [1, 2] and off-diagonal
-entries N(0, 1) * 0.5 / sqrt(n), so every system is well conditioned and X is unique; B is N(0, 1) with an offset.
-The contract is allclose with the default fp32 tolerances: substitution in a different order than the reference
-(cuBLAS / LAPACK trsm) changes X by a few ulps (|X| is O(1)); the solution's largest error is 1e-6, under 5% of
-the tolerance, and the wrong candidates miss by orders of magnitude.
+Inputs: the referenced triangle has a diagonal of random sign and magnitude in [1, 2] and off-diagonal entries
+N(0, 1) * 0.5 / sqrt(n), so every system is well conditioned and X is unique; B is N(0, 1) with an offset.
+`check_diag_range_1e4` spreads the diagonal's magnitudes log-uniformly from 1 down to 1e-4 and scales each
+off-diagonal entry by sqrt(|d_i d_j|): cond(A) is about 1e4, the solution's entries span four decades.
+
+Contract: allclose against the float64 truth (docs/evaluation.md). Substitution is backward stable element by
+element, and the truth's response to moved inputs measures exactly that conditioning, so the graded workload is no
+harder for an honest kernel: measured on the CPU interpreter (seeds 0 and 1), the solution's worst element sits at
+0.04 of its bound there, and a 50 % error fails every element. Nor did the unstable-looking variants fail it: an
+inverse formed first and multiplied, and a log-depth product (I + L)(I + L²)(I + L⁴)... of the strict triangle, both
+stayed within 0.07 of the bound on graded inputs of diagonal range 1e3 to 1e5. What it catches is a guard that only
+bites on a wide diagonal: `wrong/diagonal_floor` (diagonal entries raised to 1e-3 of the largest) passes every other
+workload and misses check_diag_range_1e4's bounds by about 1e5x.
 """
 
 import math
@@ -47,6 +55,8 @@ TASK = {
          "params": {"A": [1, 31, 31], "B": [3, 1, 31, 1], "upper": True, "unitriangular": True}},
         {"name": "check_strided", "role": "check",
          "params": {"A": [3, 31, 31], "B": [3, 31, 3], "upper": False, "layout": "strided"}},
+        {"name": "check_diag_range_1e4", "role": "check",
+         "params": {"A": [4, 33, 33], "B": [4, 33, 5], "upper": False, "diag_range": 1e4}},
         {"name": "bench", "role": "bench", "params": {"A": [131072, 32, 32], "B": [131072, 32, 32], "upper": False}},
     ],
 }
@@ -63,6 +73,10 @@ def make_inputs(workload, dtype, generator):
     garbage = inputs.randn(p["A"], "float32", generator, scale=100.0)
     diag = inputs.uniform(p["A"][:-1], 1.0, 2.0, "float32", generator)
     sign = inputs.uniform(p["A"][:-1], -1.0, 1.0, "float32", generator).sign()
+    if "diag_range" in p:
+        # |diagonal| log-uniform from 1 down to 1/diag_range; off-diagonal entries graded by sqrt(|d_i d_j|).
+        diag = p["diag_range"] ** (diag - 2.0)
+        a = a * (diag[..., :, None] * diag[..., None, :]).sqrt()
     eye = torch.eye(n, dtype=torch.bool, device=generator.device)
     band = torch.ones(n, n, dtype=torch.bool, device=generator.device)
     band = band.triu(1) if p["upper"] else band.tril(-1)
