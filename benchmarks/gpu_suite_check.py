@@ -22,7 +22,7 @@ from kbx.evaluation.orchestrator.sandbox import Limits
 from kbx.evaluation.result import Evaluation
 from kbx.tasks.registry import load_suite, select
 from kbx.tasks.spec import Task
-from kbx.tasks.suite_check import expected_status, got_expected
+from kbx.tasks.suite_check import expected_status, got_expected, judged_on
 
 FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "hostile"
 
@@ -71,7 +71,8 @@ def main() -> int:
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     suite = load_suite()
-    pairs = [(t, p) for t in select(suite, args.tasks) for p in [t.solution_file, *t.wrong_files()]]
+    pairs = [(t, p) for t in select(suite, args.tasks) for p in [t.solution_file, *t.wrong_files()]
+             if judged_on(p, "cuda")]  # not the mistakes only the CPU's reference shows (`DEVICE = "cpu"`)
     gelu = select(suite, ["gelu"])[0]
     fixtures = [] if args.no_fixtures else [(gelu, p) for p in sorted(FIXTURES.glob("*.py"))]
     rows: list[str] = []
