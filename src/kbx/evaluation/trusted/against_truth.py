@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 
 import torch
 
+from kbx.evaluation.trusted.mismatches import note_first, unravel
 from kbx.evaluation.verdict import Comparison, Mismatch
 from kbx.status import Status
 from kbx.tasks.accuracy import FLUSH_FLOOR, MANTISSA_BITS, MIN_EXPONENT, RULE, Allowance, Rule
@@ -24,7 +25,6 @@ CHUNK = 1 << 23
 BINS = 2100
 """Binades of |truth|: bin 0 holds exact zeros, bin e + _OFFSET the numbers in [2^(e-1), 2^e)."""
 _OFFSET = 1076
-_FIRST = 5
 
 
 @dataclass(frozen=True)
@@ -233,12 +233,7 @@ class _Tally:
         self.total += t.numel()
 
     def _count(self, start: int, mask: torch.Tensor, o: torch.Tensor, t: torch.Tensor, first: list, what: str) -> None:
-        hits = int(mask.sum())
-        if not hits:
-            return
-        setattr(self, what, getattr(self, what) + hits)
-        for flat in mask.nonzero().flatten()[: _FIRST - len(first)].tolist():
-            first.append(Mismatch(index=(start + flat,), got=float(o[flat]), expected=float(t[flat])))
+        setattr(self, what, getattr(self, what) + note_first(first, start, mask, o, t))
 
     def verdict(self, shape: tuple[int, ...], base: Basis, allowance: Allowance, error: float) -> Comparison:
         norm = max(base.norm, 1e-300)
@@ -264,20 +259,12 @@ class _Tally:
 
 def _report(status: Status, what: str, shape: tuple[int, ...], count: int, first: list[Mismatch],
             numbers: dict[str, object]) -> Comparison:
-    located = tuple(Mismatch(_unravel(m.index[0], shape), m.got, m.expected) for m in first)
+    located = tuple(Mismatch(unravel(m.index[0], shape), m.got, m.expected) for m in first)
     where = ", ".join(f"{list(m.index)}: got {m.got:.6g}, truth {m.expected:.6g}" for m in located[:3])
     total = numbers["total"]
     message = (f"{count} of {total} elements {what}; max abs err {numbers['max_abs_error']:.3g}, max rel err "
                f"{numbers['max_rel_error']:.3g}; first at {where}")
     return Comparison(status, message, mismatches=count, first=located, **numbers)  # type: ignore[arg-type]
-
-
-def _unravel(flat: int, shape: tuple[int, ...]) -> tuple[int, ...]:
-    index = []
-    for size in reversed(shape):
-        index.append(flat % size)
-        flat //= size
-    return tuple(reversed(index))
 
 
 def passing_share(base: Basis, allowance: Allowance, factor: float, scale: float = 1.0) -> float | None:

@@ -17,12 +17,12 @@ from typing import Any
 import torch
 
 from kbx.evaluation.trusted.against_truth import Basis, judge_output
+from kbx.evaluation.trusted.mismatches import note_first, unravel
 from kbx.evaluation.verdict import Comparison, Mismatch
 from kbx.status import Status
 from kbx.tasks.inputs import dtype_name
 from kbx.tasks.spec import Contract, Tolerance, Workload
 
-_FIRST = 5
 _CHUNK = 1 << 24
 """Elements compared at once: about 1 GiB of float64 temporaries."""
 
@@ -252,12 +252,7 @@ class _Tally:
         self.total += r.numel()
 
     def _count(self, start: int, mask: torch.Tensor, o: torch.Tensor, r: torch.Tensor, first: list, what: str) -> None:
-        hits = int(mask.sum())
-        if not hits:
-            return
-        setattr(self, what, getattr(self, what) + hits)
-        for flat in mask.nonzero().flatten()[: _FIRST - len(first)].tolist():
-            first.append(Mismatch(index=(start + flat,), got=float(o[flat]), expected=float(r[flat])))
+        setattr(self, what, getattr(self, what) + note_first(first, start, mask, o, r))
 
     def _errors(self, diff: torch.Tensor, r: torch.Tensor) -> None:
         finite = torch.isfinite(diff)
@@ -291,21 +286,13 @@ class _Tally:
         self, status: Status, what: str, shape: tuple[int, ...], count: int, first: list[Mismatch],
         errors: dict[str, Any],
     ) -> Comparison:
-        located = tuple(Mismatch(_unravel(m.index[0], shape), m.got, m.expected) for m in first)
+        located = tuple(Mismatch(unravel(m.index[0], shape), m.got, m.expected) for m in first)
         where = ", ".join(f"{list(m.index)}: got {m.got:.6g}, expected {m.expected:.6g}" for m in located[:3])
         largest = "inf" if self.infinite_diff else f"{self.max_abs:.3g}"
         message = f"{count} of {self.total} elements {what}; max abs err {largest}, "
         message += "max rel err inf" if self.infinite_diff else f"max rel err {self.max_rel:.3g}"
         message += f"; first at {where}"
         return Comparison(status, message, mismatches=count, first=located, **errors)
-
-
-def _unravel(flat: int, shape: tuple[int, ...]) -> tuple[int, ...]:
-    index = []
-    for size in reversed(shape):
-        index.append(flat % size)
-        flat //= size
-    return tuple(reversed(index))
 
 
 def twin_verdict(outputs: list[Any], earlier: list[Any], same: bool) -> Comparison | None:
