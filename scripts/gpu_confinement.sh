@@ -5,8 +5,9 @@
 #   aa timed suite variance; devices: each GPU's node alone in a confined worker's /dev; aa: benchmarks/aa_in_run.py
 #   on $TASKS; suite: scripts/verify_tasks.py over every task (solutions and wrong candidates, every workload), shard
 #   K+$SHARD_OFFSET of $SHARDS on GPU K of $GPUS, $WORKERS evaluations at once per GPU; variance:
-#   benchmarks/process_variance.py with its variants on $VARIANCE_GPU; logs land in $OUT; keep the steps of one
-#   call inside the device's 10 minutes)
+#   benchmarks/process_variance.py with its variants on $VARIANCE_GPU; verify: scripts/verify_tasks.py on $TASKS;
+#   cudacost: benchmarks/cuda_build_cost.py; throughput: benchmarks/throughput.py on $TASKS, correctness only and
+#   timed; logs land in $OUT; keep the steps of one call inside the device's 10 minutes)
 set -u
 export PYTHONPATH=src PYTHONUNBUFFERED=1 KBX_STORE=/tmp/kbx-gpu/kbx.db
 out=${OUT:-/tmp/kbx-gpu-out}; mkdir -p "$out" /tmp/kbx-gpu
@@ -36,9 +37,15 @@ for name in "$@"; do
     variance)
       for task in "relu bench float16" "cross_entropy bench_vocab_32k bfloat16"; do
         read -r name workload dtype <<< "$task"
-        CUDA_VISIBLE_DEVICES=${VARIANCE_GPU:-0} step "variance-$name" 300 python3 benchmarks/process_variance.py \
+        CUDA_VISIBLE_DEVICES=${VARIANCE_GPU:-0} step "variance-$name" "${VARIANCE_LIMIT:-300}" python3 benchmarks/process_variance.py \
           --task "$name" --workload "$workload" --dtype "$dtype" --n "${N:-6}" --variants sets12 warm1 pinned
       done ;;
+    # shellcheck disable=SC2086
+    verify) step verify "${VERIFY_LIMIT:-300}" python3 scripts/verify_tasks.py $tasks --device cuda --workers "${WORKERS:-4}" ;;
+    cudacost) step cudacost 240 python3 benchmarks/cuda_build_cost.py --device cuda ;;
+    # shellcheck disable=SC2086
+    throughput) step throughput 200 python3 benchmarks/throughput.py --device cuda --tasks $tasks --repeat "${REPEAT:-3}"
+                step throughput-timed 300 python3 benchmarks/throughput.py --device cuda --tasks $tasks --repeat 2 --timed ;;
     cost) step cost 120 python3 benchmarks/confinement_cost.py 10 ;;
     exploits) step exploits 420 python3 -m pytest -q -p no:cacheprovider tests/gpu/test_exploits_gpu.py \
                 tests/gpu/test_hostile_gpu.py ;;

@@ -45,3 +45,10 @@ def test_forget_draws_the_sets_again():
 def test_at_least_two_sets_however_tight_the_memory_budget(monkeypatch):
     monkeypatch.setattr(bench_inputs, "SET_BYTES_BUDGET", 1)
     assert len(InputSets(make_inputs, "cpu").get(WORKLOAD, "float32", [1, 2, 3])) == 2
+
+
+def test_as_many_sets_as_seeds_up_to_the_cap():
+    twelve = InputSets(make_inputs, "cpu").get(WORKLOAD, "float32", list(range(12)))
+    assert len(twelve) == 12
+    many = InputSets(make_inputs, "cpu").get(WORKLOAD, "float32", list(range(bench_inputs.MAX_SETS + 4)))
+    assert len(many) == bench_inputs.MAX_SETS

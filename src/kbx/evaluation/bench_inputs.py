@@ -17,7 +17,8 @@ from kbx.tasks.work import tensor_bytes
 
 SET_BYTES_BUDGET = 12 << 30
 """Inputs of all rotated sets together stay under this; always at least two sets (DESIGN §6)."""
-MAX_SETS = 3
+MAX_SETS = 16
+"""The most sets a worker draws, whatever the orchestrator asks for (`TimingSettings.input_sets`)."""
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,10 @@ class TimingSettings:
     reuse_baselines: bool = True
     """Time the baselines once per run and GPU and reuse them while a drift canary stays steady
     (`kbx.evaluation.orchestrator.baselines`); False times them beside every candidate."""
+    input_sets: int = 3
+    """Input sets rotated in each measurement (up to `MAX_SETS`, and as many as fit `SET_BYTES_BUDGET`): each set
+    lands elsewhere in memory, and a median over more placements moves less between processes (docs/performance.md,
+    session 14)."""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -40,7 +45,7 @@ class TimingSettings:
     def measure_kwargs(self) -> dict[str, Any]:
         """Keyword arguments of `time_call`."""
         data = asdict(self)
-        del data["rounds"], data["reuse_baselines"]
+        del data["rounds"], data["reuse_baselines"], data["input_sets"]
         return data
 
 

@@ -15,6 +15,13 @@ def test_timing_seeds_come_from_the_secret_seed_and_differ_per_slot(suite):
     assert len({seed for s in one for seed in s.seeds}) == 3 * len(one)
 
 
+def test_the_settings_name_how_many_input_sets_each_slot_rotates(suite):
+    twelve = plan_slots(suite["relu"], 1, TimingSettings(input_sets=12).input_sets)
+    assert {len(s.seeds) for s in twelve} == {12}
+    assert [s.seeds[:3] for s in twelve] == [s.seeds for s in plan_slots(suite["relu"], 1)]
+    assert "input_sets" not in TimingSettings(input_sets=12).measure_kwargs()  # not an argument of time_call
+
+
 def _measured(slot, candidate_ms: float, eager_ms: float, compile_ms: float | None) -> SlotTiming:
     timing = SlotTiming(slot)
     timing.rounds["candidate"].append({"samples_ms": [candidate_ms] * 5})

@@ -97,8 +97,8 @@ class PerformanceStage:
         self._job_dir = job_dir
         self._ready = ready
         self.settings = settings or TimingSettings()
-        self.result = Performance([SlotTiming(s) for s in plan_slots(task, secret_seed)], self.settings,
-                                  baseline=baseline_description(task))
+        slots = plan_slots(task, secret_seed, self.settings.input_sets)
+        self.result = Performance([SlotTiming(s) for s in slots], self.settings, baseline=baseline_description(task))
         self._steps = [(s, r) for s in self.result.slots for r in range(self.settings.rounds)]
         self._book = book
         self._known: dict[int, KnownBaseline] = {}

@@ -13,8 +13,6 @@ from kbx.evaluation.cases import case_seed
 from kbx.tasks.spec import Task, Workload
 from kbx.timing.stats import Summary, geometric_mean, summarize
 
-INPUT_SETS = 3
-"""Seeds drawn per slot for rotated input sets (a worker uses fewer when they do not fit in memory)."""
 TIMING_SEED_OFFSET = 0x7F3A
 """Mixed into the secret seed so timing inputs differ from every correctness case."""
 BASELINES = ("eager", "compile")
@@ -154,14 +152,15 @@ class Performance:
         }
 
 
-def plan_slots(task: Task, secret_seed: int) -> list[Slot]:
-    """Every bench workload × dtype, each with its own timing seeds drawn from the secret seed."""
+def plan_slots(task: Task, secret_seed: int, input_sets: int = TimingSettings.input_sets) -> list[Slot]:
+    """Every bench workload × dtype, each with its own `input_sets` timing seeds drawn from the secret seed (a
+    worker draws fewer sets when they do not fit in memory)."""
     slots = []
     for workload in task.workloads_for(("bench",)):
         for dtype in task.dtypes:
             seeds = tuple(
                 case_seed(secret_seed ^ TIMING_SEED_OFFSET, task.name, f"{workload.name}#timing{k}", dtype)
-                for k in range(INPUT_SETS)
+                for k in range(input_sets)
             )
             slots.append(Slot(len(slots), workload, dtype, seeds))
     return slots
