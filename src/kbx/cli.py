@@ -312,6 +312,7 @@ def _report(result) -> int:  # noqa: ANN001 - RunResult, imported lazily
     cached = f", {result.served_from_cache} served from the store's cache" if result.served_from_cache else ""
     print(f"\nrun {result.run_id}: {len(result.rows)} evaluation(s) on {result.device} in {result.elapsed_s:.1f}s"
           f"{cached}; results: {result.out_dir / 'results.jsonl'}")
+    _say_policies(result.rows)
     if result.unjudged:  # a defect of the suite, or a CUDA candidate without a GPU: the run finished, but not whole
         where = ("run them on a GPU" if all("need a GPU" in u for u in result.unjudged) else "mend the task")
         print(f"kbx: error: {len(result.unjudged)} evaluation(s) could not be judged and were not stored ({where}, "
@@ -322,6 +323,16 @@ def _report(result) -> int:  # noqa: ANN001 - RunResult, imported lazily
         print(f"kbx: error: the run evaluated nothing{skipped}", file=sys.stderr)
         return 1
     return 0
+
+
+def _say_policies(rows) -> None:  # noqa: ANN001 - results.jsonl rows
+    """One line for each policy other than a kernel's that judged rows of the run (`kbx.candidates.policy`): those
+    rows are not kernels' results."""
+    from kbx.candidates.policy import Policy
+
+    for value in sorted({row.get("policy", Policy.KERNEL.value) for row in rows} - {Policy.KERNEL.value}):
+        count = sum(row.get("policy") == value for row in rows)
+        print(f"policy {value} ({count} evaluation(s)): {Policy(value).relaxed}")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 import pytest
 
+from kbx.candidates.policy import Policy
 from kbx.candidates.static import check_static
 from kbx.status import Status
 from kbx.tasks.meta import parse_signature
@@ -201,3 +202,42 @@ def test_a_kernelbench_candidate_without_modelnew_is_rejected():
 def test_a_modelnew_taking_other_argument_counts_is_rejected(old, new, said):
     result = module_verdict(MODEL_NEW.replace(old, new))
     assert result.status is Status.REJECTED_STATIC and result.check == "entry_point" and said in result.message
+
+
+OWN_CODE = """
+import torch
+import torch.nn as nn
+
+
+class ModelNew(nn.Module):
+    def __init__(self, a, b):
+        super(ModelNew, self).__init__()
+        self.linear = nn.Linear(a, b)
+
+    def forward(self, x, mask=None):
+        return torch.relu(self.linear(x))
+"""
+
+
+def test_the_tasks_own_code_needs_no_kernel_only_under_the_reference_code_policy():
+    assert module_verdict(OWN_CODE).check == "triton_kernel"
+    relaxed = check_static(OWN_CODE, ModuleInterface.CLASS, parse_signature("(x, mask=None)"), module=MODULE,
+                           forbidden=("relu", "linear"), policy=Policy.REFERENCE_CODE)
+    assert relaxed.status is None
+
+
+@pytest.mark.parametrize(("added", "rule"), [
+    ("import numpy\n", "anticheat.import_not_allowed"),
+    ("import threading\n", "anticheat.forbidden_import"),
+    ("y = torch.compile(torch.relu)\n", "anticheat.forbidden_call"),
+])
+def test_the_safety_rules_hold_under_the_reference_code_policy(added, rule):
+    result = check_static(OWN_CODE + added, ModuleInterface.CLASS, parse_signature("(x, mask=None)"), module=MODULE,
+                          policy=Policy.REFERENCE_CODE)
+    assert result.status is Status.REJECTED_STATIC and result.check == rule, result.message
+
+
+def test_the_entry_point_is_still_checked_under_the_reference_code_policy():
+    result = check_static(OWN_CODE.replace("ModelNew", "Model"), ModuleInterface.CLASS,
+                          parse_signature("(x, mask=None)"), module=MODULE, policy=Policy.REFERENCE_CODE)
+    assert result.status is Status.REJECTED_STATIC and result.check == "entry_point"

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from kbx.candidates.policy import Policy
 from kbx.evaluation.result import Evaluation
 from kbx.status import Status
 
@@ -20,3 +23,9 @@ def test_an_untimed_or_wrong_candidate_has_no_speedup():
     assert evaluation(Status.PASSED, None).speedup is None
     wrong = evaluation(Status.MISMATCH, None)
     assert not wrong.correct and wrong.speedup is None and wrong.speedup_compile is None
+
+
+def test_the_row_records_the_policy_it_was_judged_under():
+    assert evaluation(Status.PASSED, None).to_json()["policy"] == "kernel"
+    oracle = replace(evaluation(Status.PASSED, None), policy=Policy.REFERENCE_CODE)
+    assert oracle.to_json()["policy"] == "reference-code"

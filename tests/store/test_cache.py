@@ -18,3 +18,9 @@ def test_the_harness_version_names_kbx_and_its_verdict_code():
     version = harness_version()
     assert version.startswith("0.") and "+" in version
     assert "host" not in device_fingerprint(ENV)
+
+
+def test_the_key_depends_on_a_policy_other_than_a_kernels():
+    base = cache_key("c1", "t1", ENV, None)
+    assert cache_key("c1", "t1", ENV, None, policy=None) == base
+    assert cache_key("c1", "t1", ENV, None, policy="reference-code") != base

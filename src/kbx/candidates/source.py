@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from kbx.candidates.policy import Policy
+
 
 def content_hash(code: str) -> str:
     """Stable identifier of a candidate's source."""
@@ -31,6 +33,9 @@ class Candidate:
     """Method, model, sample, iteration, raw response ... whatever produced it."""
     problem: str | None = None
     """Why there is no code (e.g. a reply with no code block)."""
+    policy: Policy = Policy.KERNEL
+    """Which rules its evaluation applies (`kbx.candidates.policy`): set by the method that made it, never read
+    from its source."""
 
     @property
     def hash(self) -> str:

@@ -7,7 +7,9 @@ reads a plain-number module global (compiled Triton rejects those, the CPU inter
 check a CPU verdict would be kinder than a GPU one). Anti-cheat rules (`kbx.candidates.anticheat`, given the
 task's forbidden operations) run first. A candidate that builds CUDA extensions with `load_inline` (the CUDA
 backend, `kbx.candidates.cuda`) has its builds read and judged before them, and instead of the Triton checks
-must build a `__global__` kernel and use its extension.
+must build a `__global__` kernel and use its extension. Under `Policy.REFERENCE_CODE` (the task's own reference code
+as the candidate, `kbx.candidates.policy`) no kernel is required and the task's forbidden operations are allowed;
+every other check holds.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from kbx import syntax
 from kbx.candidates.anticheat import find_violation
 from kbx.candidates.cuda import kernel_problem, read_native
 from kbx.candidates.names import Names
+from kbx.candidates.policy import Policy
 from kbx.evaluation.extensions import ExtensionBuild
 from kbx.status import Status
 from kbx.tasks.meta import signature_of
@@ -50,6 +53,7 @@ def check_static(
     problem: str | None = None,
     forbidden: Iterable[str] = (),
     module: ModuleInterface | None = None,
+    policy: Policy = Policy.KERNEL,
 ) -> StaticVerdict:
     """Run the static checks on a candidate's source.
 
@@ -61,18 +65,22 @@ def check_static(
         forbidden: the task's forbidden torch operations (`Task.forbidden`).
         module: for a KernelBench problem, the interface its `ModelNew` class repeats (`Task.module`); the
             entry point is then that class, not a function.
+        policy: the rules to apply (`Candidate.policy`); `REFERENCE_CODE` leaves out the kernel and forbidden-op
+            rules.
     """
     if code is None or not code.strip():
         return StaticVerdict(Status.REJECTED_STATIC, "has_code", problem or "the candidate has no code")
     try:
-        return _check_source(code, entry_point, module or signature, forbidden)
+        if not policy.own_kernels_required:
+            forbidden = ()
+        return _check_source(code, entry_point, module or signature, forbidden, policy)
     except Exception as exc:  # hostile source (nesting, size) must not take the run down: the candidate's verdict
         what = f"{type(exc).__name__}: {str(exc)[:200]}".rstrip(": ")
         return StaticVerdict(Status.REJECTED_STATIC, "analysable", f"the source could not be analysed ({what})")
 
 
 def _check_source(
-    code: str, entry_point: str, signature: Signature | ModuleInterface, forbidden: Iterable[str]
+    code: str, entry_point: str, signature: Signature | ModuleInterface, forbidden: Iterable[str], policy: Policy
 ) -> StaticVerdict:
     try:
         tree = syntax.parse(code)
@@ -85,7 +93,8 @@ def _check_source(
     violation = native.violation or find_violation(native.tree, forbidden, native.modules)
     if violation is not None:
         return StaticVerdict(Status.REJECTED_STATIC, f"anticheat.{violation.rule}", violation.message())
-    for check in (_entry_point, *_BACKEND_CHECKS[native.backend]):
+    checks = [c for c in _BACKEND_CHECKS[native.backend] if policy.own_kernels_required or c not in _OWN_KERNELS]
+    for check in (_entry_point, *checks):
         verdict = check(tree, entry_point, signature)
         if verdict.status is not None:
             return verdict
@@ -206,6 +215,9 @@ def _uses_cuda_kernel(tree: ast.Module, entry_point: str, signature: Signature) 
 _BACKEND_CHECKS = {"triton": (_uses_triton_kernel, _kernel_globals), "cuda": (_uses_cuda_kernel,)}
 """The checks each backend adds to the entry point's: a Triton candidate launches a `@triton.jit` kernel whose
 globals compiled Triton accepts; a CUDA candidate builds a `__global__` kernel and uses its extension."""
+
+_OWN_KERNELS = frozenset({_uses_triton_kernel, _uses_cuda_kernel})
+"""The checks that the candidate has kernels of its own, which `Policy.REFERENCE_CODE` leaves out."""
 
 
 def _plain_literal_globals(node: ast.stmt) -> list[str]:

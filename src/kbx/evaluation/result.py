@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from kbx.candidates.policy import Policy
 from kbx.evaluation.verdict import Comparison
 from kbx.kernelbench_rule import RuleVerdict
 from kbx.status import Status
@@ -70,6 +71,9 @@ class Evaluation:
     kernelbench: RuleVerdict | None = None
     """KernelBench's own rule's verdict (`--contract kernelbench`, `kbx.kernelbench_rule`); None when it
     was not asked for or the task is not a KernelBench problem."""
+    policy: Policy = Policy.KERNEL
+    """The rules it was judged under (`kbx.candidates.policy`): `REFERENCE_CODE` marks the task's own reference code
+    run as a candidate, never a kernel's result."""
 
     def _timed(self, key: str) -> float | None:
         return None if self.performance is None else self.performance.get(key)
@@ -110,6 +114,7 @@ class Evaluation:
             "exe_ok": self.exe_ok,
             "device": self.device,
             "confinement": self.environment.get("confinement"),
+            "policy": self.policy.value,
             "stage": self.stage,
             "message": self.message,
             "speedup_eager": self._timed("speedup_eager"),

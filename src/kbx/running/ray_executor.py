@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from kbx.candidates.policy import Policy
 from kbx.candidates.source import Candidate
 from kbx.errors import KbxError
 from kbx.evaluation.bench_inputs import TimingSettings
@@ -49,7 +50,8 @@ class EvaluatorActor:
         import os
         from dataclasses import replace
 
-        evaluation = self._evaluator.evaluate(self._tasks[task], Candidate(**candidate))
+        fields = {**candidate, "policy": Policy(candidate["policy"])}
+        evaluation = self._evaluator.evaluate(self._tasks[task], Candidate(**fields))
         ray_gpu = os.environ.get("CUDA_VISIBLE_DEVICES")
         return replace(evaluation, environment={**evaluation.environment, "ray_gpu": ray_gpu})
 
@@ -72,7 +74,7 @@ class RayEvaluator:
     def evaluate(self, task: Task, candidate: Candidate) -> Evaluation:
         fields = {"name": candidate.name, "task": candidate.task, "code": candidate.code,
                   "backend": candidate.backend, "provenance": dict(candidate.provenance),
-                  "problem": candidate.problem}
+                  "problem": candidate.problem, "policy": candidate.policy.value}
         return self._ray.get(self._actor.evaluate.remote(task.name, fields))
 
     def close(self) -> None:

@@ -24,10 +24,11 @@ from kbx.tasks.spec import Task
 
 def work_key(evaluator: Evaluator, task: Task, candidate: Candidate) -> str:
     """The store's cache key of this work on this evaluator (timing settings count only on a GPU; an added contract
-    only where it judges the task)."""
+    only where it judges the task; the candidate's policy where it is not a kernel's)."""
     timing = evaluator.timing.to_json() if evaluator.device == "cuda" and evaluator.timing else None
     contract = evaluator.contract if task.module is not None else None
-    return cache_key(candidate.hash, task.version, evaluator.environment, timing, contract)
+    policy = None if candidate.policy.own_kernels_required else candidate.policy.value
+    return cache_key(candidate.hash, task.version, evaluator.environment, timing, contract, policy)
 
 
 class Writer:

@@ -41,9 +41,11 @@ def device_fingerprint(environment: dict[str, Any]) -> dict[str, Any]:
 
 
 def cache_key(candidate_hash: str, task_version: str, environment: dict[str, Any], timing: Any,
-              contract: str | None = None) -> str:
+              contract: str | None = None, policy: str | None = None) -> str:
     """The key under which an evaluation is stored and looked up; `contract`: a rule judged beside kbx's
-    (`--contract`), whose verdict the row then holds (a row without it is not the same work)."""
+    (`--contract`), whose verdict the row then holds (a row without it is not the same work); `policy`: the rules
+    it was judged under where they are not every rule (`kbx.candidates.policy`; None for a kernel's), so the task's
+    own code judged as an oracle is never served to the same source submitted as a kernel."""
     material = {
         "candidate": candidate_hash,
         "task": task_version,
@@ -51,5 +53,6 @@ def cache_key(candidate_hash: str, task_version: str, environment: dict[str, Any
         "harness": harness_version(),
         "timing": timing,
         **({"contract": contract} if contract else {}),
+        **({"policy": policy} if policy else {}),
     }
     return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()[:32]

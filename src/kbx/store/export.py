@@ -11,7 +11,7 @@ from kbx.store.db import Store
 
 FLAT_COLUMNS = ("run_id", "task", "category", "candidate", "candidate_hash", "status", "call_ok", "exe_ok", "device",
                 "stage", "message", "speedup_eager", "speedup_compile", "sol_fraction", "task_version", "elapsed_s",
-                "cached_from")
+                "cached_from", "policy")
 """Parquet columns taken as they are; the nested rest (cases, performance, provenance, environment, kernelbench) is
 JSON text."""
 FLOAT_COLUMNS = ("speedup_eager", "speedup_compile", "sol_fraction", "elapsed_s")

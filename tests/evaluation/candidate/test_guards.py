@@ -95,3 +95,15 @@ def test_a_thread_left_running_is_caught(guards):
         stop.set()
         worker.join()
     assert guards.after_import() is None
+
+
+def test_the_tasks_own_code_need_launch_no_kernel_of_its_own():
+    """Under `Policy.REFERENCE_CODE` the job spec says `own_kernels` False: no launch, or another's, passes; the
+    other checks hold."""
+    guards = Guards("cpu", watched=[], own_kernels=False)
+    guards.before_call()
+    x = torch.ones(4)
+    assert guards.after_call(torch.zeros(4), {"input": x}) is None
+    assert launched(guards, "torch._inductor.generated.k").after_call(torch.zeros(4), {"input": x}) is None
+    assert rule(guards.after_call(x, {"input": x})) == "output_aliases_input"
+    assert guards.after_timing(3, torch.zeros(4), {"input": x}, []) is None

@@ -158,6 +158,19 @@ def test_the_launch_trace_is_judged_here(talk, launches, rule):
     assert judged == ([] if rule else [0])
 
 
+def test_unwatched_cases_leave_torchs_work_and_the_launch_trace_to_the_policy(tmp_path):
+    """`watched=False` (the task's own reference code, or KernelBench's rule): torch doing all the work and a
+    foreign kernel are not judged; the outputs still are."""
+    judged: list[int] = []
+    conversation = Conversation(make_cases(1), lambda case, path, mutated: judged.append(case.index) or True,
+                                tmp_path, watched=False)
+    for event in ({"event": "started", "pid": 1}, {"event": "imported"}, {"event": "case_start", "index": 0}):
+        on(conversation)(event)
+    busy = {"ops": {"aten.addmm": 8000}, "largest_input": 8000}
+    assert on(conversation)(done(tmp_path, 0, busy, traced({"sm90_xmma_gemm_f32f32": 1}))) == "stop"
+    assert conversation.rejected == "" and judged == [0]
+
+
 def test_the_gpu_is_shared_from_the_first_case_until_the_last_is_judged(tmp_path):
     gate = GpuGate()
     conversation = Conversation(make_cases(2), lambda case, path, mutated: True, tmp_path, gate=gate)

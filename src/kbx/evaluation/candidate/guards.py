@@ -3,7 +3,8 @@
 `Guards` is built before the candidate is imported and checked after the import and after every call:
 - launches: every Triton kernel launch goes through `JITFunction.run` (or the interpreter's
   `InterpretedFunction.run`); both are wrapped here to record which kernel ran. Each call must launch at least one
-  kernel defined by the candidate module, and no kernel defined elsewhere (torch.compile's Inductor, a library);
+  kernel defined by the candidate module, and no kernel defined elsewhere (torch.compile's Inductor, a library),
+  unless the candidate is the task's own reference code (`own_kernels` False: `kbx.candidates.policy`);
 - identities: the functions the harness relies on (torch, torch.cuda, torch.Tensor, time, json, os, triton, the
   worker's own helpers, builtins) are snapshotted; any that has been replaced or removed is a patch;
 - outputs: plain dense `torch.Tensor`s on the device, sharing no memory with an input, with another output, or
@@ -89,10 +90,14 @@ def _launch_classes() -> list[type]:
 class Guards:
     """Everything the candidate worker checks at run time; build it before importing the candidate."""
 
-    def __init__(self, device: str, watched: list[ModuleType | type], denied: list[str] | None = None) -> None:
+    def __init__(self, device: str, watched: list[ModuleType | type], denied: list[str] | None = None,
+                 own_kernels: bool = True) -> None:
         """`watched`: extra modules/classes (the worker's own helpers) whose callables must stay as they are;
-        `denied`: the list the audit hook records denials in (`kbx.evaluation.candidate.audit`)."""
+        `denied`: the list the audit hook records denials in (`kbx.evaluation.candidate.audit`); `own_kernels`:
+        whether every call must launch the candidate's own Triton kernels and no others (False only under
+        `Policy.REFERENCE_CODE`, as the orchestrator's job spec says)."""
         self.device = device
+        self.own_kernels = own_kernels
         self._denied = [] if denied is None else denied
         self._dispatch = dict(copyreg.dispatch_table)
         self.launches = LaunchRecorder()
@@ -125,7 +130,7 @@ class Guards:
         """The first rule broken while the candidate was called `calls` times in a row to be timed; `earlier`:
         outputs of the calls just before the last that are still alive (a cache keeps them alive)."""
         own = [k for k in self.launches.launches if k.startswith(CANDIDATE_MODULE + ".")]
-        if len(own) < calls:
+        if self.own_kernels and len(own) < calls:
             return RuntimeViolation(
                 "no_kernel_launch",
                 f"{calls} timed calls launched only {len(own)} kernels of the candidate's: some calls did no GPU work",
@@ -154,6 +159,8 @@ class Guards:
         return None
 
     def _launch_violation(self) -> RuntimeViolation | None:
+        if not self.own_kernels:
+            return None
         launched = self.launches.launches
         foreign = sorted({k for k in launched if not k.startswith(CANDIDATE_MODULE + ".")})
         if foreign:

@@ -22,6 +22,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+from kbx.candidates.policy import Policy
 from kbx.evaluation import protocol
 from kbx.evaluation.candidate.timing import Handover, Timer, refill, traced
 from kbx.evaluation.confinement.enter import ConfinementSpec, confine, split
@@ -79,7 +80,7 @@ def main(argv: list[str], fds: tuple[int, int, int] | None = None) -> int:
     from kbx.evaluation.candidate import extensions
 
     served = extensions.install(spec.get("extensions", ()))  # before the guards see torch as it is
-    watchers = _watchers(device, job_dir, channel)
+    watchers = _watchers(device, job_dir, channel, Policy(spec.get("policy", Policy.KERNEL.value)))
     if watchers is None:
         return 0
     timer, recorder, tracer, tuning, guards = watchers
@@ -142,10 +143,12 @@ def _enter(spec: dict[str, Any], fds: tuple[int, int, int] | None) -> tuple[_Cha
     return channel, task, code
 
 
-def _watchers(device: str, job_dir: Path, channel: _Channel) -> tuple[Any, Any, Any, Any, Any] | None:
+def _watchers(device: str, job_dir: Path, channel: _Channel, policy: Policy
+              ) -> tuple[Any, Any, Any, Any, Any] | None:
     """What watches and times the candidate, built before it is imported: the timer (binding the timing
-    functions), the torch-work recorder, the launch trace, quick tuning and the guards (watching all of them).
-    None when the launch trace could not start (another profiler holds CUPTI: the harness's failure, reported)."""
+    functions), the torch-work recorder, the launch trace, quick tuning and the guards (watching all of them; under
+    `policy` REFERENCE_CODE they do not require the candidate's own kernels). None when the launch trace could not
+    start (another profiler holds CUPTI: the harness's failure, reported)."""
     from kbx.evaluation import outputs
     from kbx.evaluation.candidate.guards import Guards
     from kbx.evaluation.candidate.torch_compute import TorchComputeRecorder
@@ -165,7 +168,8 @@ def _watchers(device: str, job_dir: Path, channel: _Channel) -> tuple[Any, Any, 
     ]
     if tracer is not None:
         watched += [type(tracer), sys.modules[type(tracer).__module__]]
-    return timer, recorder, tracer, tuning, Guards(device, watched=watched, denied=_DENIED)
+    guards = Guards(device, watched=watched, denied=_DENIED, own_kernels=policy.own_kernels_required)
+    return timer, recorder, tracer, tuning, guards
 
 
 def _launch_tracer(device: str, job_dir: Path) -> Any:

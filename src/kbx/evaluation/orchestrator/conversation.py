@@ -88,8 +88,9 @@ class Conversation:
         """`gate`: the GPU's gate when the run times candidates; held shared from the first case until the last
         is judged (the performance stage then takes it exclusively). `own_kernels`: every traced call must
         launch a kernel of the candidate's compiled extensions (a CUDA candidate). `watched`: whether each case's
-        torch work and launch trace are judged; False only for the cases of KernelBench's own rule, which has no
-        such check (`kbx.kernelbench_rule`) and decides nothing of kbx's verdict."""
+        torch work and each traced call's launch trace are judged; False for the cases of KernelBench's own rule,
+        which has no such check (`kbx.kernelbench_rule`) and decides nothing of kbx's verdict, and for a candidate
+        that is the task's own reference code (`kbx.candidates.policy.Policy.REFERENCE_CODE`)."""
         self._own_kernels = own_kernels
         self._watched = watched
         self.cases = cases
@@ -185,7 +186,7 @@ class Conversation:
         if isinstance(event, CaseDone) and event.index == self._asked and self._case_started:
             return self._case_done(event)
         if isinstance(event, Timed) and self._timing and self._stage is not None:
-            launches = launch_violation(event.launches, self._own_kernels)
+            launches = launch_violation(event.launches, self._own_kernels) if self._watched else ""
             if launches:
                 return self._reject(launches)
             return self._reply(self._stage.on_timed(event))

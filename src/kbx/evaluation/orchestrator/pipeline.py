@@ -118,7 +118,8 @@ class Evaluator:
         start = time.monotonic()
         base = self._base(task, candidate)
         verdict = check_static(
-            candidate.code, task.entry_point, task.signature, candidate.problem, task.forbidden, task.module
+            candidate.code, task.entry_point, task.signature, candidate.problem, task.forbidden, task.module,
+            candidate.policy,
         )
         static_s = time.monotonic() - start
         if verdict.status is not None:
@@ -152,9 +153,10 @@ class Evaluator:
         gate = self._gate() if part != "correctness" else None
         stage = self._performance_stage(task, job_dir, judge.passed_every_case, gate, inbox)
         conversation = Conversation(cases, judge, job_dir, stage, extra.index if extra else None, gate,
-                                    own_kernels=bool(prepared.entries))
+                                    own_kernels=bool(prepared.entries),
+                                    watched=candidate.policy.own_kernels_required)
         try:
-            built = {"extensions": prepared.install(job_dir)} if prepared.entries else None
+            built = _job_extra(candidate, prepared, job_dir)
             run = run_worker(
                 task.path, candidate.code, self.device, self.limits, job_dir, conversation.on_event, self.gpu,
                 self.confinement, self._zygote, inbox, built,
@@ -178,7 +180,7 @@ class Evaluator:
         phases = {"static": static_s, **({"build": prepared.build_s} if prepared.entries else {}),
                   **conversation.phases}
         ruled = time.monotonic()
-        judged = self._rule(task, part, lambda: self._judge_rule(task, candidate.code or "", prepared))
+        judged = self._rule(task, part, lambda: self._judge_rule(task, candidate, prepared))
         if judged is not None:
             phases["kernelbench"] = time.monotonic() - ruled
         return replace(evaluation, elapsed_s=time.monotonic() - start, phases=phases, kernelbench=judged)
@@ -190,14 +192,14 @@ class Evaluator:
             return None
         return judged()
 
-    def _judge_rule(self, task: Task, code: str, prepared: Prepared) -> RuleVerdict:
+    def _judge_rule(self, task: Task, candidate: Candidate, prepared: Prepared) -> RuleVerdict:
         """Run KernelBench's rule's trials in a candidate worker of their own
         (`kbx.evaluation.orchestrator.kernelbench`)."""
 
         def start(job_dir: Path, conversation: Conversation, inbox: Inbox) -> WorkerRun:
-            built = {"extensions": prepared.install(job_dir)} if prepared.entries else None
-            return run_worker(task.path, code, self.device, self.limits, job_dir, conversation.on_event, self.gpu,
-                              self.confinement, self._zygote, inbox, built)
+            built = _job_extra(candidate, prepared, job_dir)
+            return run_worker(task.path, candidate.code or "", self.device, self.limits, job_dir,
+                              conversation.on_event, self.gpu, self.confinement, self._zygote, inbox, built)
 
         return kernelbench.judge_rule(task, self._trusted, self._trusted_lock, self.limits, self.device, start,
                                       self._gate())
@@ -207,7 +209,7 @@ class Evaluator:
         return Evaluation(
             task=task.name, category=task.category, candidate=candidate.name, candidate_hash=candidate.hash,
             status=Status.PASSED, message="", stage="static", device=self.device, task_version=task.version,
-            provenance=dict(candidate.provenance), environment=self.environment,
+            provenance=dict(candidate.provenance), environment=self.environment, policy=candidate.policy,
         )
 
     def _blame_the_task(self, task: Task, evaluation: Evaluation, run: WorkerRun, cases: list[Case]) -> None:
@@ -323,6 +325,15 @@ def combine(correctness: Evaluation, timing: Evaluation) -> Evaluation:
     output = "\n".join(o for o in (correctness.worker_output, timing.worker_output) if o)
     return replace(timing, cases=correctness.cases + timing.cases, elapsed_s=correctness.elapsed_s + timing.elapsed_s,
                    phases=phases, worker_output=output, kernelbench=correctness.kernelbench)
+
+
+def _job_extra(candidate: Candidate, prepared: Prepared, job_dir: Path) -> dict[str, Any]:
+    """What the worker's job spec adds for this candidate: its policy (which of the guards' rules apply,
+    `kbx.evaluation.candidate.worker`) and a CUDA candidate's extensions, installed into the job directory."""
+    extra: dict[str, Any] = {"policy": candidate.policy.value}
+    if prepared.entries:
+        extra["extensions"] = prepared.install(job_dir)
+    return extra
 
 
 def _build_failed(base: Evaluation, prepared: Prepared, elapsed_s: float, static_s: float) -> Evaluation:
