@@ -74,3 +74,21 @@ def test_the_rule_fixtures_get_both_verdicts_on_a_gpu(tmp_path):
         "cuda/level1/1_Gain_Offset/honest.py": ("PASSED", "PASSED"),
         "cuda/level1/1_Gain_Offset/does_not_compile.py": ("COMPILE_ERROR", "FAILED"),
     }, {name: row["message"][:300] for name, row in found.items()}
+
+
+def test_the_problems_own_code_passes_and_is_timed_under_the_reference_code_policy(tmp_path):
+    """`kbx run --method reference`: each sample's own `Model` as `ModelNew`, under `Policy.REFERENCE_CODE`, passes
+    on the GPU at the problems' own sizes (the launch trace's rules and the timed calls' kernel rule left out), is
+    timed against eager and torch.compile of itself, and KernelBench's rule agrees."""
+    out = tmp_path / "out"
+    result = kbx("run", "--method", "reference", "--suite", f"kernelbench:{SAMPLES}", "--device", "cuda", "--out",
+                 str(out), "--store", str(tmp_path / "kbx.db"), "--contract", "kernelbench", *TIMING, tmp=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    found = {r["task"]: r for r in rows(out, SAMPLES).values()}
+    assert set(found) == {"level1/1_Shifted_Square", "level2/1_Linear_ReLU", "level3/1_Two_Layer_MLP"}
+    for task, row in found.items():
+        assert (row["status"], row["policy"]) == ("PASSED", "reference-code"), (task, row["message"])
+        assert "bench" in {c["workload"] for c in row["cases"]}
+        assert row["speedup_eager"] is not None, task
+        assert row["kernelbench"]["verdict"] == "PASSED", row["kernelbench"]
+    assert "policy reference-code (3 evaluation(s))" in result.stdout
