@@ -26,6 +26,8 @@ class GpuGate:
         self.patience_s = patience_s
         self._condition = threading.Condition()
         self._shared = 0
+        self._admitted = 0
+        """Shared holds ever granted: a holder that sees it move while it holds knew company."""
         self._exclusive = False
         self._exclusive_waiting: list[float] = []
         """Since when each pending exclusive request has waited (monotonic seconds)."""
@@ -33,6 +35,10 @@ class GpuGate:
     @property
     def shared_holders(self) -> int:
         return self._shared
+
+    @property
+    def admitted(self) -> int:
+        return self._admitted
 
     @property
     def exclusive(self) -> bool:
@@ -43,6 +49,7 @@ class GpuGate:
         with self._condition:
             self._condition.wait_for(lambda: not self._exclusive and not self._impatient())
             self._shared += 1
+            self._admitted += 1
         return time.monotonic() - start
 
     def release_shared(self) -> None:
@@ -75,12 +82,22 @@ class GpuGate:
             self._condition.notify_all()
 
 
-_GATES: dict[str | None, GpuGate] = {}
+_GATES: dict[tuple[str, str | None], GpuGate] = {}
 _GATES_GUARD = threading.Lock()
 
 
 def gpu_gate(gpu: str | None) -> GpuGate:
-    """The gate of one GPU (keyed by its `CUDA_VISIBLE_DEVICES` entry, None for "as the environment says"), made on
-    first use: every evaluator of this process on that GPU shares it."""
+    """The gate of one GPU's time (keyed by its `CUDA_VISIBLE_DEVICES` entry, None for "as the environment says"),
+    made on first use: every evaluator of this process on that GPU shares it."""
+    return _gate("time", gpu)
+
+
+def memory_gate(gpu: str | None) -> GpuGate:
+    """The gate of one GPU's memory (`kbx.evaluation.orchestrator.short_of_memory`), shared as `gpu_gate` is. Never
+    taken while holding `gpu_gate`'s side, so the two cannot deadlock."""
+    return _gate("memory", gpu)
+
+
+def _gate(what: str, gpu: str | None) -> GpuGate:
     with _GATES_GUARD:
-        return _GATES.setdefault(gpu, GpuGate())
+        return _GATES.setdefault((what, gpu), GpuGate())

@@ -30,10 +30,11 @@ from kbx.evaluation.orchestrator.baselines import BaselineBook
 from kbx.evaluation.orchestrator.conversation import Conversation, refill_case
 from kbx.evaluation.orchestrator.extensions import ExtensionBuilder, Prepared
 from kbx.evaluation.orchestrator.failures import call_failure, unjudged, unreadable
-from kbx.evaluation.orchestrator.gpu_gate import GpuGate, gpu_gate
+from kbx.evaluation.orchestrator.gpu_gate import GpuGate, gpu_gate, memory_gate
 from kbx.evaluation.orchestrator.handover import Inbox
 from kbx.evaluation.orchestrator.performance import PerformanceStage
 from kbx.evaluation.orchestrator.sandbox import Limits, WorkerRun, run_worker, scratch_root, start_zygote
+from kbx.evaluation.orchestrator.short_of_memory import alone_if_short
 from kbx.evaluation.orchestrator.timed_slots import Performance
 from kbx.evaluation.orchestrator.trusted_client import TrustedWorker
 from kbx.evaluation.protocol import CaseStart
@@ -135,7 +136,8 @@ class Evaluator:
             return replace(_build_failed(base, prepared, time.monotonic() - start, static_s),
                            kernelbench=self._rule(task, part, lambda: kernelbench.after_build(status, message)))
         prepared.require(self.device)
-        return self._run(task, candidate, part, base, prepared, (start, static_s))
+        memory = memory_gate(self.gpu) if self.device == "cuda" else None  # beside others: see short_of_memory
+        return alone_if_short(memory, lambda: self._run(task, candidate, part, base, prepared, (start, static_s)))
 
     def _run(self, task: Task, candidate: Candidate, part: Part, base: Evaluation, prepared: Prepared,
              started: tuple[float, float]) -> Evaluation:

@@ -1,0 +1,76 @@
+"""An evaluation that ran short of GPU memory beside others runs again with the GPU's memory to itself.
+
+Several evaluations share a GPU (`kbx run --jobs N`, the threads of an RL loop): the memory one of them can allocate
+then depends on what the others hold, which is no property of its candidate. On the H200 on 2026-11-27, four
+KernelBench problems at a time (6 GiB tensors each) gave two honest candidates OUT_OF_MEMORY and five cases NOT
+JUDGED with the trusted worker out of memory (docs/kernelbench.md). So every evaluation on a GPU holds that GPU's
+memory gate (`gpu_gate.memory_gate`) shared for its whole run; one that ran short of memory while another held it
+too runs once more holding it exclusively, and that run's outcome is its outcome. Only memory a candidate cannot
+get alone is held against it.
+
+Short of memory: the candidate's OUT_OF_MEMORY, a worker killed as if out of memory (CRASHED, SIGKILL), or the
+trusted worker or the task's reference out of memory (`ReferenceFailed`, NOT JUDGED). The first attempt's seconds
+are kept in the outcome's phases (`short_of_memory`).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from dataclasses import replace
+
+from kbx.errors import ReferenceFailed
+from kbx.evaluation.orchestrator.gpu_gate import GpuGate
+from kbx.evaluation.result import Evaluation
+from kbx.status import Status
+
+_OUT_OF_MEMORY = re.compile(r"out of memory|OutOfMemoryError", re.IGNORECASE)
+
+PHASE = "short_of_memory"
+"""The phase that holds the seconds of a first attempt that ran short of memory beside others."""
+
+
+def short_of_memory(evaluation: Evaluation) -> bool:
+    """Whether the evaluation ended for want of memory."""
+    if evaluation.status is Status.OUT_OF_MEMORY:
+        return True
+    return evaluation.status is Status.CRASHED and bool(_OUT_OF_MEMORY.search(evaluation.message or ""))
+
+
+def alone_if_short(gate: GpuGate | None, run: Callable[[], Evaluation]) -> Evaluation:
+    """`run()` holding `gate` shared; again holding it exclusively when the first run ran short of memory while
+    another evaluation held the gate too. `gate` None (a CPU): `run()` once.
+
+    Raises:
+        ReferenceFailed: from `run()`, unless it was for want of memory beside others (then the second run's
+            outcome, or what it raises).
+    """
+    if gate is None:
+        return run()
+    began = time.monotonic()
+    evaluation: Evaluation | None = None
+    failure: ReferenceFailed | None = None
+    gate.acquire_shared()
+    admitted = gate.admitted
+    try:
+        try:
+            evaluation = run()
+        except ReferenceFailed as exc:
+            if not _OUT_OF_MEMORY.search(str(exc)):
+                raise
+            failure = exc
+    finally:
+        company = gate.shared_holders > 1 or gate.admitted != admitted
+        gate.release_shared()
+    if evaluation is not None and not (company and short_of_memory(evaluation)):
+        return evaluation
+    if failure is not None and not company:
+        raise failure
+    first = time.monotonic() - began
+    gate.acquire_exclusive()
+    try:
+        evaluation = run()
+    finally:
+        gate.release_exclusive()
+    return replace(evaluation, phases={**evaluation.phases, PHASE: round(first, 3)})

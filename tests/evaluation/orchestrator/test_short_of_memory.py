@@ -1,0 +1,94 @@
+"""An evaluation short of GPU memory beside others runs again alone; alone, its outcome stands."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from kbx.errors import ReferenceFailed
+from kbx.evaluation.orchestrator.gpu_gate import GpuGate
+from kbx.evaluation.orchestrator.short_of_memory import PHASE, alone_if_short, short_of_memory
+from kbx.evaluation.result import Evaluation
+from kbx.status import Status
+
+
+def outcome(status: Status, message: str = "") -> Evaluation:
+    return Evaluation(task="relu", category="Activation", candidate="c", candidate_hash="h", status=status,
+                      message=message, stage="call", device="cuda", task_version="v")
+
+
+def test_what_counts_as_short_of_memory():
+    assert short_of_memory(outcome(Status.OUT_OF_MEMORY))
+    assert short_of_memory(outcome(Status.CRASHED, "worker killed by SIGKILL (possibly out of memory)"))
+    assert not short_of_memory(outcome(Status.CRASHED, "worker killed by SIGSEGV"))
+    assert not short_of_memory(outcome(Status.MISMATCH, "out of memory"))  # a wrong answer is a wrong answer
+
+
+class Company:
+    """Another evaluation holding the gate shared while `run` is called for the first time."""
+
+    def __init__(self, gate: GpuGate) -> None:
+        self.gate, self.entered, self.leave = gate, threading.Event(), threading.Event()
+        self.thread = threading.Thread(target=self._hold)
+        self.thread.start()
+        self.entered.wait()
+
+    def _hold(self) -> None:
+        self.gate.acquire_shared()
+        self.entered.set()
+        self.leave.wait()
+        self.gate.release_shared()
+
+
+def test_short_beside_another_runs_again_alone_and_the_second_outcome_counts():
+    gate = GpuGate()
+    company = Company(gate)
+    seen: list[tuple[int, bool]] = []
+
+    def run() -> Evaluation:
+        seen.append((gate.shared_holders, gate.exclusive))
+        if len(seen) == 1:
+            company.leave.set()  # the other evaluation ends; the retry must wait for it, then hold the GPU alone
+            return outcome(Status.OUT_OF_MEMORY, "CUDA out of memory")
+        return outcome(Status.PASSED)
+
+    result = alone_if_short(gate, run)
+    company.thread.join()
+    assert result.status is Status.PASSED and PHASE in result.phases
+    assert seen == [(2, False), (0, True)]
+    assert gate.shared_holders == 0 and not gate.exclusive
+
+
+def test_short_alone_is_the_candidates_own_outcome():
+    calls = []
+    result = alone_if_short(GpuGate(), lambda: calls.append(1) or outcome(Status.OUT_OF_MEMORY))
+    assert result.status is Status.OUT_OF_MEMORY and calls == [1] and PHASE not in result.phases
+
+
+def test_a_reference_out_of_memory_beside_another_is_judged_alone_and_other_failures_are_raised():
+    gate = GpuGate()
+    company = Company(gate)
+    attempts = []
+
+    def run() -> Evaluation:
+        attempts.append(1)
+        if len(attempts) == 1:
+            company.leave.set()
+            raise ReferenceFailed("the trusted worker ran out of memory serving 'check'")
+        return outcome(Status.PASSED)
+
+    assert alone_if_short(gate, run).status is Status.PASSED and len(attempts) == 2
+    company.thread.join()
+
+    def broken() -> Evaluation:
+        raise ReferenceFailed("its reference failed on smoke/float32: RuntimeError: shapes")
+
+    with pytest.raises(ReferenceFailed, match="shapes"):
+        alone_if_short(GpuGate(), broken)
+    with pytest.raises(ReferenceFailed, match="out of memory"):  # alone: NOT JUDGED, as before
+        alone_if_short(GpuGate(), lambda: (_ for _ in ()).throw(ReferenceFailed("ran out of memory")))
+
+
+def test_without_a_gate_the_run_happens_once():
+    assert alone_if_short(None, lambda: outcome(Status.OUT_OF_MEMORY)).status is Status.OUT_OF_MEMORY
