@@ -33,6 +33,7 @@ from kbx.evaluation.orchestrator.failures import call_failure, unjudged, unreada
 from kbx.evaluation.orchestrator.gpu_gate import GpuGate, gpu_gate, memory_gate
 from kbx.evaluation.orchestrator.handover import Inbox
 from kbx.evaluation.orchestrator.performance import PerformanceStage
+from kbx.evaluation.orchestrator.published_only import bench_only, noted, shrinking_breaks
 from kbx.evaluation.orchestrator.sandbox import Limits, WorkerRun, run_worker, scratch_root, start_zygote
 from kbx.evaluation.orchestrator.short_of_memory import alone_if_short
 from kbx.evaluation.orchestrator.timed_slots import Performance
@@ -97,6 +98,8 @@ class Evaluator:
         self._trusted_lock = threading.Lock()
         self.timing = timing
         self._baselines = BaselineBook(reuse=timing is not None and timing.reuse_baselines)
+        self._shrinking_breaks: dict[str, str | None] = {}
+        """Per task version, why its shrunk workloads break its reference (`published_only`), None where not."""
 
     def __enter__(self) -> Evaluator:
         return self
@@ -185,7 +188,10 @@ class Evaluator:
         judged = self._rule(task, part, lambda: self._judge_rule(task, candidate, prepared))
         if judged is not None:
             phases["kernelbench"] = time.monotonic() - ruled
-        return replace(evaluation, elapsed_s=time.monotonic() - start, phases=phases, kernelbench=judged)
+        why = self._shrinking_breaks.get(task.version)
+        message = evaluation.message if why is None else noted(evaluation.message, why)
+        return replace(evaluation, elapsed_s=time.monotonic() - start, phases=phases, kernelbench=judged,
+                       message=message)
 
     def _rule(self, task: Task, part: Part, judged: Callable[[], RuleVerdict]) -> RuleVerdict | None:
         """KernelBench's rule's verdict (`judged()`) where this evaluator records it: `--contract kernelbench`, a
@@ -229,8 +235,11 @@ class Evaluator:
         """The cases of one evaluation (or one `part` of it) in order, and its refill case (also the last of
         them), if it has one."""
         cases = plan_cases(task, self.device, self.secret_seed)
+        if self._published_only(task, cases) is not None:
+            cases = bench_only(cases)  # the correctness part then checks the bench cases too
         if part != "all":
-            chosen = [c for c in cases if (c.role == "bench") == (part == "timing")]
+            chosen = [c for c in cases if (c.role == "bench") == (part == "timing")] or (
+                cases if part == "correctness" else [])
             cases = [replace(c, index=i) for i, c in enumerate(chosen)]
         if part != "timing":
             cases += reproducibility_cases(task, cases, self.secret_seed)
@@ -238,6 +247,18 @@ class Evaluator:
         if extra is not None:
             cases.append(extra)
         return cases, extra
+
+    def _published_only(self, task: Task, cases: list[Case]) -> str | None:
+        """Why `task` is judged at its published size alone on this GPU (`published_only`), or None."""
+        if self.device != "cuda":
+            return None
+        if task.version not in self._shrinking_breaks:
+            def reference(case: Case) -> object:
+                with self._trusted_lock:
+                    return self._trusted.request("reference", {"task_dir": str(task.path), "case": case.to_json()})
+
+            self._shrinking_breaks[task.version] = shrinking_breaks(task, cases, reference)
+        return self._shrinking_breaks[task.version]
 
     def _gate(self) -> GpuGate | None:
         """This GPU's gate when this evaluator times candidates: correctness cases then hold it shared and the
