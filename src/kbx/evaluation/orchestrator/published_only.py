@@ -13,15 +13,14 @@ alone, and the row's message says so. On a CPU, which runs no bench, such a prob
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from kbx.errors import ReferenceFailed
 from kbx.evaluation.cases import Case
+from kbx.evaluation.orchestrator.short_of_memory import says_out_of_memory
 from kbx.tasks.spec import Task
 
-_OUT_OF_MEMORY = re.compile(r"out of memory|OutOfMemoryError", re.IGNORECASE)
 BENCH = "bench"
 
 
@@ -43,7 +42,7 @@ def shrinking_breaks(task: Task, cases: Sequence[Case], reference: Callable[[Cas
         try:
             reference(case)
         except ReferenceFailed as exc:
-            if _OUT_OF_MEMORY.search(str(exc)):
+            if says_out_of_memory(str(exc)):
                 raise
             return str(exc)
     return None

@@ -31,11 +31,16 @@ PHASE = "short_of_memory"
 """The phase that holds the seconds of a first attempt that ran short of memory beside others."""
 
 
+def says_out_of_memory(text: str) -> bool:
+    """Whether a failure's text (a message, an exception's) says memory ran out."""
+    return bool(_OUT_OF_MEMORY.search(text))
+
+
 def short_of_memory(evaluation: Evaluation) -> bool:
     """Whether the evaluation ended for want of memory."""
     if evaluation.status is Status.OUT_OF_MEMORY:
         return True
-    return evaluation.status is Status.CRASHED and bool(_OUT_OF_MEMORY.search(evaluation.message or ""))
+    return evaluation.status is Status.CRASHED and says_out_of_memory(evaluation.message or "")
 
 
 def alone_if_short(gate: GpuGate | None, run: Callable[[], Evaluation]) -> Evaluation:
@@ -57,7 +62,7 @@ def alone_if_short(gate: GpuGate | None, run: Callable[[], Evaluation]) -> Evalu
         try:
             evaluation = run()
         except ReferenceFailed as exc:
-            if not _OUT_OF_MEMORY.search(str(exc)):
+            if not says_out_of_memory(str(exc)):
                 raise
             failure = exc
     finally:
