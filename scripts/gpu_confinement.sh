@@ -7,7 +7,9 @@
 #   K+$SHARD_OFFSET of $SHARDS on GPU K of $GPUS, $WORKERS evaluations at once per GPU; variance:
 #   benchmarks/process_variance.py with its variants on $VARIANCE_GPU; verify: scripts/verify_tasks.py on $TASKS;
 #   cudacost: benchmarks/cuda_build_cost.py; throughput: benchmarks/throughput.py on $TASKS, correctness only and
-#   timed; logs land in $OUT; keep the steps of one call inside the device's 10 minutes)
+#   timed; kernelbench: `kbx run --method reference` over the KernelBench checkout at $KB (carry it: an ignored folder
+#   such as out/kb/KernelBench), level $KB_LEVEL, shard K of $GPUS on GPU K, correctness only, $WORKERS at a time;
+#   logs land in $OUT; keep the steps of one call inside the device's 10 minutes)
 set -u
 export PYTHONPATH=src PYTHONUNBUFFERED=1 KBX_STORE=/tmp/kbx-gpu/kbx.db
 out=${OUT:-/tmp/kbx-gpu-out}; mkdir -p "$out" /tmp/kbx-gpu
@@ -46,6 +48,14 @@ for name in "$@"; do
     # shellcheck disable=SC2086
     throughput) step throughput 200 python3 benchmarks/throughput.py --device cuda --tasks $tasks --repeat "${REPEAT:-3}"
                 step throughput-timed 300 python3 benchmarks/throughput.py --device cuda --tasks $tasks --repeat 2 --timed ;;
+    kernelbench)
+      for ((g = 0; g < ${GPUS:-2}; g++)); do
+        CUDA_VISIBLE_DEVICES=$g KBX_STORE=/tmp/kbx-gpu/kb$g.db timeout -s INT "${KB_LIMIT:-540}" python3 -m kbx.cli run \
+          --method reference --suite "kernelbench:${KB:-out/kb/KernelBench}" --level "${KB_LEVEL:-1}" --device cuda \
+          --shard "$g/${GPUS:-2}" --no-timing --jobs "${WORKERS:-4}" --out "$out/kb-$g" > "$out/kb-$g.log" 2>&1 &
+      done
+      wait
+      grep -h "^status:\|evaluation(s) on cuda in\|NOT JUDGED" "$out"/kb-*.log ;;
     cost) step cost 120 python3 benchmarks/confinement_cost.py 10 ;;
     exploits) step exploits 420 python3 -m pytest -q -p no:cacheprovider tests/gpu/test_exploits_gpu.py \
                 tests/gpu/test_hostile_gpu.py ;;
