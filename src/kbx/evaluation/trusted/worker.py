@@ -29,6 +29,10 @@ from kbx.tasks.spec import Workload
 from kbx.tasks.work import tensor_bytes
 
 _CACHE_BYTES = 4 << 30
+"""The least memory cached reference entries may take (`_cache_budget`)."""
+_CACHE_SHARE_OF_GPU = 4
+"""On a GPU, cached reference entries may take a quarter of its memory where that is more than `_CACHE_BYTES`: a
+bench entry (outputs, float64 truth, P) takes GiBs, and an evaluation of softmax cycles through six of them."""
 _KEPT_OUTPUTS = 64
 """Kept case outputs (small: the first case of a randomised task) across the jobs one trusted worker serves."""
 _IDLE_BYTES = 1 << 30
@@ -38,6 +42,16 @@ _IDLE_BYTES = 1 << 30
 def _entry_bytes(outputs: list[Any], bases: list[Any] | None) -> int:
     """The memory one cached reference entry holds: its outputs and their bases."""
     return tensor_bytes(*outputs) + sum(b.nbytes() for b in bases or [])
+
+
+def _cache_budget(device: str) -> int:
+    """The bytes cached reference entries may take on `device` (`_CACHE_BYTES`, `_CACHE_SHARE_OF_GPU`)."""
+    if device != "cuda":
+        return _CACHE_BYTES
+    import torch
+
+    return max(_CACHE_BYTES, torch.cuda.get_device_properties(torch.cuda.current_device()).total_memory
+               // _CACHE_SHARE_OF_GPU)
 
 
 def _first_line(exc: BaseException) -> str:
@@ -114,6 +128,8 @@ class _State(TimingRequests):
         self._kept_outputs: OrderedDict[tuple[str, int], list[Any]] = OrderedDict()
         """Outputs of cases a later case of the same job is compared with (`_against_twin`), newest last."""
         self._cached_bytes = 0
+        self._cache_budget = 0
+        """Set at the first entry kept (`_cache_budget`), so that building the state touches no device."""
         self._tasks: dict[str, Any] = {}
         self._compiled_references: dict[tuple[str, str, str], Any] = {}
         self._sets: Any = None
@@ -344,12 +360,23 @@ class _State(TimingRequests):
         bases = (self._bases(code, inputs, outputs, case["dtype"], workload)
                  if truth and code.task.contract.against_truth else None)
         del inputs
-        self._references[key] = (outputs, bases)
-        self._cached_bytes += _entry_bytes(outputs, bases)
-        while self._cached_bytes > _CACHE_BYTES and len(self._references) > 1:
-            _, old = self._references.popitem(last=False)
-            self._cached_bytes -= _entry_bytes(*old)
+        self._keep(key, (outputs, bases))
         return outputs, bases
+
+    def _keep(self, key: tuple[str, int, int, str, bool], entry: tuple[list[Any], list[Any] | None]) -> None:
+        """Cache one case's reference entry within the budget: the least recently used entries of other tasks go
+        first, never one of this task's (an evaluation cycles through its task's cases, and in a cycle longer than
+        the cache a least-recently-used cache never hits); when this task's entries fill the budget, the new one is
+        not kept (unless the cache is empty)."""
+        size = _entry_bytes(*entry)
+        self._cache_budget = self._cache_budget or _cache_budget(self.device)
+        for old in [k for k in self._references if k[0] != key[0]]:
+            if self._cached_bytes + size <= self._cache_budget:
+                break
+            self._cached_bytes -= _entry_bytes(*self._references.pop(old))
+        if self._cached_bytes + size <= self._cache_budget or not self._references:
+            self._references[key] = entry
+            self._cached_bytes += size
 
     def _bases(
         self, code: Any, inputs: dict[str, Any], outputs: list[Any], dtype: str, workload: Workload
