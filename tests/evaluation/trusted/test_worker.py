@@ -55,7 +55,7 @@ def test_an_allclose_case_is_judged_against_the_float64_truth_computed_once_and_
         (comparison,) = result["comparisons"]
         assert comparison["status"] == status and comparison["against"] == "float64"
     # one truth and two perturbed runs, once: eager bf16, truth and P in float32, the envelope
-    assert len(runs) == 3 and state._cached_bytes == (2 + 4 + 4) * exact.numel() + 8 * 2100
+    assert len(runs) == 3 and state._references.bytes == (2 + 4 + 4) * exact.numel() + 8 * 2100
 
 
 def test_each_slot_compiles_its_own_reference_past_dynamos_recompile_limit():
@@ -171,34 +171,3 @@ def test_shared_outputs_without_their_descriptors_are_unreadable_and_every_descr
     with pytest.raises(OSError):
         os.fstat(spare)
 
-
-def test_the_reference_cache_keeps_a_tasks_own_entries_and_evicts_other_tasks_first(monkeypatch):
-    """A cycle through more of one task's entries than fit still hits on those kept (a least-recently-used cache
-    would hit on none); other tasks' entries go first."""
-    from kbx.evaluation.trusted import worker
-
-    state = _State("cpu")
-    entry = ([torch.zeros(256)], None)  # 1 KiB
-    monkeypatch.setattr(worker, "_cache_budget", lambda device: 3 * 1024)
-    state._keep(("other", 0, 0, "", True), entry)
-    for seed in range(4):
-        state._keep(("relu", seed, 0, "", True), entry)
-    assert [k[:2] for k in state._references] == [("relu", 0), ("relu", 1), ("relu", 2)]
-    assert state._cached_bytes == 3 * 1024
-    state._keep(("gelu", 0, 0, "", True), entry)  # the next task's entries push out the last task's, oldest first
-    assert [k[:2] for k in state._references] == [("relu", 1), ("relu", 2), ("gelu", 0)]
-    state._references.clear()
-    state._cached_bytes = 0
-    state._keep(("relu", 9, 0, "", True), ([torch.zeros(4096)], None))  # larger than the budget, kept alone
-    assert len(state._references) == 1
-
-
-def test_on_a_gpu_the_cache_may_take_a_quarter_of_its_memory(monkeypatch):
-    from kbx.evaluation.trusted import worker
-
-    class Properties:
-        total_memory = 80 << 30
-
-    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
-    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda index: Properties())
-    assert worker._cache_budget("cuda") == 20 << 30 and worker._cache_budget("cpu") == worker._CACHE_BYTES

@@ -24,34 +24,14 @@ from kbx.errors import KbxError, ReferenceFailed
 from kbx.evaluation.cases import workload_of
 from kbx.evaluation.confinement.libc import set_undumpable
 from kbx.evaluation.protocol import DESCRIPTORS, TRUSTED_REQUESTS
+from kbx.evaluation.trusted.references import ReferenceCache
 from kbx.evaluation.trusted.timing import TimingRequests, own_code  # noqa: F401 - own_code: re-exported
 from kbx.tasks.spec import Workload
-from kbx.tasks.work import tensor_bytes
 
-_CACHE_BYTES = 4 << 30
-"""The least memory cached reference entries may take (`_cache_budget`)."""
-_CACHE_SHARE_OF_GPU = 4
-"""On a GPU, cached reference entries may take a quarter of its memory where that is more than `_CACHE_BYTES`: a
-bench entry (outputs, float64 truth, P) takes GiBs, and an evaluation of softmax cycles through six of them."""
 _KEPT_OUTPUTS = 64
 """Kept case outputs (small: the first case of a randomised task) across the jobs one trusted worker serves."""
 _IDLE_BYTES = 1 << 30
 """Cached-but-unused GPU memory above which the trusted worker returns it to the driver."""
-
-
-def _entry_bytes(outputs: list[Any], bases: list[Any] | None) -> int:
-    """The memory one cached reference entry holds: its outputs and their bases."""
-    return tensor_bytes(*outputs) + sum(b.nbytes() for b in bases or [])
-
-
-def _cache_budget(device: str) -> int:
-    """The bytes cached reference entries may take on `device` (`_CACHE_BYTES`, `_CACHE_SHARE_OF_GPU`)."""
-    if device != "cuda":
-        return _CACHE_BYTES
-    import torch
-
-    return max(_CACHE_BYTES, torch.cuda.get_device_properties(torch.cuda.current_device()).total_memory
-               // _CACHE_SHARE_OF_GPU)
 
 
 def _first_line(exc: BaseException) -> str:
@@ -122,14 +102,10 @@ class _State(TimingRequests):
         if device == "cuda" and not torch.cuda.is_available():
             raise KbxError("--device cuda was asked for but torch sees no CUDA GPU")
         self.device = device
-        self._references: OrderedDict[tuple[str, int, int, str, bool], tuple[list[Any], list[Any] | None]]
-        self._references = OrderedDict()
+        self._references = ReferenceCache(device)
         """Per case, the reference outputs and (for contracts judged against the float64 truth) their bases."""
         self._kept_outputs: OrderedDict[tuple[str, int], list[Any]] = OrderedDict()
         """Outputs of cases a later case of the same job is compared with (`_against_twin`), newest last."""
-        self._cached_bytes = 0
-        self._cache_budget = 0
-        """Set at the first entry kept (`_cache_budget`), so that building the state touches no device."""
         self._tasks: dict[str, Any] = {}
         self._compiled_references: dict[tuple[str, str, str], Any] = {}
         self._sets: Any = None
@@ -264,7 +240,6 @@ class _State(TimingRequests):
         cached GPU memory back, so the next request starts from an empty cache."""
         self._references.clear()
         self._kept_outputs.clear()
-        self._cached_bytes = 0
         self._sets = None
         import torch
 
@@ -345,9 +320,9 @@ class _State(TimingRequests):
 
         key = (code.task.version, case["seed"], int(case.get("seed_shift") or 0),
                json.dumps(dict(workload.params), sort_keys=True), truth)
-        if key in self._references:
-            self._references.move_to_end(key)
-            return self._references[key]
+        cached = self._references.get(key)
+        if cached is not None:
+            return cached
         where = f"{case['workload']}/{case['dtype']}"
         try:
             inputs = self._inputs(code, case, workload)
@@ -360,23 +335,8 @@ class _State(TimingRequests):
         bases = (self._bases(code, inputs, outputs, case["dtype"], workload)
                  if truth and code.task.contract.against_truth else None)
         del inputs
-        self._keep(key, (outputs, bases))
+        self._references.keep(key, (outputs, bases))
         return outputs, bases
-
-    def _keep(self, key: tuple[str, int, int, str, bool], entry: tuple[list[Any], list[Any] | None]) -> None:
-        """Cache one case's reference entry within the budget: the least recently used entries of other tasks go
-        first, never one of this task's (an evaluation cycles through its task's cases, and in a cycle longer than
-        the cache a least-recently-used cache never hits); when this task's entries fill the budget, the new one is
-        not kept (unless the cache is empty)."""
-        size = _entry_bytes(*entry)
-        self._cache_budget = self._cache_budget or _cache_budget(self.device)
-        for old in [k for k in self._references if k[0] != key[0]]:
-            if self._cached_bytes + size <= self._cache_budget:
-                break
-            self._cached_bytes -= _entry_bytes(*self._references.pop(old))
-        if self._cached_bytes + size <= self._cache_budget or not self._references:
-            self._references[key] = entry
-            self._cached_bytes += size
 
     def _bases(
         self, code: Any, inputs: dict[str, Any], outputs: list[Any], dtype: str, workload: Workload
