@@ -2,14 +2,15 @@
 # On the device: confinement on a GPU, in one call. The boundary tests, confinement's cost, the exploit and hostile
 # suites, the performance stage's GPU tests, and a few solutions timed end to end, each step under its own limit.
 #   TASKS="relu softmax" scripts/gpu_confinement.sh STEP...   (steps: boundary devices cost exploits performance
-#   aa timed suite variance; devices: each GPU's node alone in a confined worker's /dev; aa: benchmarks/aa_in_run.py
-#   on $TASKS; suite: scripts/verify_tasks.py over every task (solutions and wrong candidates, every workload), shard
-#   K+$SHARD_OFFSET of $SHARDS on GPU K of $GPUS, $WORKERS evaluations at once per GPU; variance:
+#   aa timed suite variance; devices: each GPU's node alone in a confined worker's /dev; aa: aa_in_run.py on $TASKS
+#   with $INPUT_SETS input sets; suite: scripts/verify_tasks.py over every task (solutions and wrong candidates, every
+#   workload), shard K+$SHARD_OFFSET of $SHARDS on GPU K of $GPUS, $WORKERS evaluations at once per GPU; variance:
 #   benchmarks/process_variance.py with its variants on $VARIANCE_GPU; verify: scripts/verify_tasks.py on $TASKS;
 #   cudacost: benchmarks/cuda_build_cost.py; throughput: benchmarks/throughput.py on $TASKS, correctness only and
-#   timed; kernelbench: `kbx run --method reference` over the KernelBench checkout at $KB (carry it: an ignored folder
-#   such as out/kb/KernelBench), level $KB_LEVEL, shard K of $GPUS on GPU K, correctness only, $WORKERS at a time;
-#   logs land in $OUT; keep the steps of one call inside the device's 10 minutes)
+#   timed; kbgpu: tests/gpu/test_kernelbench_gpu.py; kernelbench: `kbx run --method
+#   reference` over the KernelBench checkout at $KB (carry it: an ignored folder such as out/kb/KernelBench), level
+#   $KB_LEVEL (only $KB_TASKS if set), shard K of $GPUS on GPU K + $GPU_OFFSET, correctness only, $WORKERS at a
+#   time; logs land in $OUT; keep the steps of one call inside the device's 10 minutes)
 set -u
 export PYTHONPATH=src PYTHONUNBUFFERED=1 KBX_STORE=/tmp/kbx-gpu/kbx.db
 out=${OUT:-/tmp/kbx-gpu-out}; mkdir -p "$out" /tmp/kbx-gpu
@@ -27,7 +28,8 @@ for name in "$@"; do
     boundary) step boundary 120 python3 -m pytest -q -p no:cacheprovider tests/evaluation/confinement ;;
     devices) step devices 180 python3 -m pytest -q -p no:cacheprovider tests/gpu/test_confinement_gpu.py ;;
     # shellcheck disable=SC2086
-    aa) step aa ${AA_LIMIT:-400} python3 benchmarks/aa_in_run.py --repeat ${REPEAT:-3} --tasks $tasks ;;
+    aa) step aa ${AA_LIMIT:-400} python3 benchmarks/aa_in_run.py --repeat ${REPEAT:-3} --input-sets ${INPUT_SETS:-3} \
+          --tasks $tasks ;;
     suite)
       for ((g = 0; g < ${GPUS:-4}; g++)); do
         CUDA_VISIBLE_DEVICES=$g timeout -s INT "${SUITE_LIMIT:-540}" python3 scripts/verify_tasks.py all --device cuda \
@@ -50,12 +52,14 @@ for name in "$@"; do
                 step throughput-timed 300 python3 benchmarks/throughput.py --device cuda --tasks $tasks --repeat 2 --timed ;;
     kernelbench)
       for ((g = 0; g < ${GPUS:-2}; g++)); do
-        CUDA_VISIBLE_DEVICES=$g KBX_STORE=/tmp/kbx-gpu/kb$g.db timeout -s INT "${KB_LIMIT:-540}" python3 -m kbx.cli run \
+        CUDA_VISIBLE_DEVICES=$((g + ${GPU_OFFSET:-0})) KBX_STORE=/tmp/kbx-gpu/kb$g.db timeout -s INT "${KB_LIMIT:-540}" python3 -m kbx.cli run \
           --method reference --suite "kernelbench:${KB:-out/kb/KernelBench}" --level "${KB_LEVEL:-1}" --device cuda \
-          --shard "$g/${GPUS:-2}" --no-timing --jobs "${WORKERS:-4}" --out "$out/kb-$g" > "$out/kb-$g.log" 2>&1 &
+          --shard "$g/${GPUS:-2}" --no-timing --jobs "${WORKERS:-4}" --out "$out/kb-$g" ${KB_TASKS:+--tasks $KB_TASKS} \
+          > "$out/kb-$g.log" 2>&1 &
       done
       wait
       grep -h "^status:\|evaluation(s) on cuda in\|NOT JUDGED" "$out"/kb-*.log ;;
+    kbgpu) step kbgpu 420 python3 -m pytest -q -p no:cacheprovider tests/gpu/test_kernelbench_gpu.py ;;
     cost) step cost 120 python3 benchmarks/confinement_cost.py 10 ;;
     exploits) step exploits 420 python3 -m pytest -q -p no:cacheprovider tests/gpu/test_exploits_gpu.py \
                 tests/gpu/test_hostile_gpu.py ;;

@@ -53,6 +53,27 @@ def test_each_allowance_grows_with_the_square_root_of_the_length_by_the_rules_co
     assert short.element_relative == pytest.approx(u * (RULE.element_arithmetic + RULE.element_accumulation))
 
 
+def test_on_tensor_cores_the_perturbation_also_grows_linearly_for_16_bit_and_tf32_outputs_only():
+    # A tensor core adds into its fp32 accumulator by truncation: errors of one sign add up, linearly in n (found
+    # on the H200: an honest fp16 Triton matmul over K = 4097 went 1.34x past the square-root allowance).
+    plain = allowance("float32", False, 4096, "float16")
+    cores = allowance("float32", False, 4096, "float16", tensor_cores=True)
+    assert cores.truncating and not plain.truncating
+    widened = plain.accumulation * 4096 * RULE.backward_truncation
+    assert cores.backward_delta - plain.backward_delta == pytest.approx(widened)
+    assert (cores.norm_floor, cores.element_relative) == (plain.norm_floor, plain.element_relative)
+    assert allowance("float32", False, 4096, "bfloat16", tensor_cores=True).truncating
+    assert not allowance("float32", False, 4096, "float32", tensor_cores=True).truncating  # FMAs round to nearest
+    assert allowance("float32", True, 4096, "float32", tensor_cores=True).truncating
+
+
+def test_the_rule_in_words_says_where_tensor_cores_widen_the_perturbation():
+    assert "tensor cores" not in "\n".join(rule_lines("float32", False, "K", ("float16",)))
+    text = "\n".join(rule_lines("float32", False, "K", ("float16",), tensor_cores=True))
+    assert f"+ {RULE.backward_truncation:g} * n for float16/bfloat16 outputs" in text
+    assert "or TF32" in "\n".join(rule_lines("float32", True, "K", ("float32",), tensor_cores=True))
+
+
 def test_a_rule_of_ones_own_changes_the_numbers():
     doubled = replace(RULE, norm_arithmetic=2 * RULE.norm_arithmetic, norm_accumulation=0.0)
     a = allowance("float32", False, 4096, "float32", doubled)

@@ -27,6 +27,7 @@ _LOCATION_DEVICE = 1
 _ACCESS_READ = 1
 _ACCESS_READ_WRITE = 3
 _GRANULARITY_MINIMUM = 0
+_OUT_OF_MEMORY = 2  # CUDA_ERROR_OUT_OF_MEMORY
 
 
 class _Location(ctypes.Structure):
@@ -91,6 +92,8 @@ def _cuda() -> ctypes.CDLL:
 
 def _call(name: str, *args: Any) -> None:
     code = getattr(_cuda(), name)(*args)
+    if code == _OUT_OF_MEMORY:
+        raise CudaShareError(f"{name} failed with CUDA error {code} (out of memory)")
     if code != 0:
         raise CudaShareError(f"{name} failed with CUDA error {code}")
 

@@ -39,6 +39,9 @@ MIN_EXPONENT: Mapping[str, int] = MappingProxyType({"float64": -1022, "float32":
 ACCUMULATION_DTYPES: tuple[str, ...] = ("float32", "float64")
 """Dtypes a contract may name as the one honest kernels accumulate in."""
 
+TENSOR_CORE_DTYPES: tuple[str, ...] = ("float16", "bfloat16")
+"""Output dtypes whose products honest kernels run on tensor cores (fp32 ones too where TF32 is allowed)."""
+
 FLUSH_FLOOR = 2.0**-126
 """The smallest normal float32: GPUs may flush results below it to zero, so no element is held closer than this."""
 
@@ -77,6 +80,10 @@ class Rule:
     that cancels, x * scale + shift near 0) get the slack it needs."""
     backward_accumulation: float = 2.0
     """The perturbation's growth per sqrt(accumulation length), in units of u_acc."""
+    backward_truncation: float = 0.125
+    """Its growth per unit of accumulation length, in units of u_acc, where the products may run on tensor cores
+    (`Contract.tensor_cores`, outputs of 16 bits or TF32): a tensor core adds into its fp32 accumulator by
+    truncation, so the errors of one sign add up, linearly in n, not as a random walk (docs/evaluation.md)."""
 
 
 RULE = Rule()
@@ -95,6 +102,8 @@ class Allowance:
     length: float
     """n: the accumulation length (1 when the contract names none)."""
     rule: Rule = RULE
+    truncating: bool = False
+    """Whether honest kernels may accumulate by truncation (products on tensor cores)."""
 
     @property
     def norm_floor(self) -> float:
@@ -113,7 +122,9 @@ class Allowance:
     def backward_delta(self) -> float:
         """The relative size of the input perturbations whose effect on the truth each element may carry."""
         r = self.rule
-        return self.accumulation * (r.backward_arithmetic + r.backward_accumulation * math.sqrt(self.length))
+        truncation = r.backward_truncation * self.length if self.truncating else 0.0
+        return self.accumulation * (r.backward_arithmetic + r.backward_accumulation * math.sqrt(self.length)
+                                    + truncation)
 
     @property
     def mantissa_bits(self) -> int:
@@ -124,20 +135,27 @@ class Allowance:
         return MIN_EXPONENT[self.dtype]
 
 
-def allowance(accumulation_dtype: str, tf32: bool, length: float, output_dtype: str, rule: Rule = RULE) -> Allowance:
+def allowance(accumulation_dtype: str, tf32: bool, length: float, output_dtype: str, rule: Rule = RULE,
+              tensor_cores: bool = False) -> Allowance:
     """The rule's numbers for an output of `output_dtype` (a float dtype name) when honest kernels accumulate in
-    `accumulation_dtype` (or in tf32 where `tf32`) over `length` terms."""
+    `accumulation_dtype` (or in tf32 where `tf32`) over `length` terms, on tensor cores where `tensor_cores` and the
+    output has 16 bits or `tf32`."""
     accumulation = UNIT_ROUNDOFF[accumulation_dtype]
     if tf32:
         accumulation = max(accumulation, UNIT_ROUNDOFF["tfloat32"])
-    return Allowance(output_dtype, UNIT_ROUNDOFF[output_dtype], accumulation, max(float(length), 1.0), rule)
+    truncating = tensor_cores and (tf32 or output_dtype in TENSOR_CORE_DTYPES)
+    return Allowance(output_dtype, UNIT_ROUNDOFF[output_dtype], accumulation, max(float(length), 1.0), rule,
+                     truncating)
 
 
 def rule_lines(accumulation_dtype: str, tf32: bool, length_param: str | None, dtypes: tuple[str, ...],
-               rule: Rule = RULE) -> list[str]:
+               rule: Rule = RULE, tensor_cores: bool = False) -> list[str]:
     """The rule in words and numbers, for prompts and `kbx tasks show`."""
     n = f"the workload's `{length_param}`" if length_param else "1"
     acc = f"{accumulation_dtype} (tf32 products allowed)" if tf32 else accumulation_dtype
+    on = " or TF32" if tf32 else ""
+    truncation = (f" (+ {rule.backward_truncation:g} * n for {'/'.join(TENSOR_CORE_DTYPES)}{on} outputs, whose "
+                  "products may run on tensor cores, which accumulate by truncation)") if tensor_cores else ""
     lines = [
         "judged against a float64 truth: the reference run on float64 copies of the inputs",
         f"accumulation dtype: {acc}; accumulation length n = {n}",
@@ -145,7 +163,8 @@ def rule_lines(accumulation_dtype: str, tf32: bool, length_param: str | None, dt
         f"({rule.norm_arithmetic:g} + {rule.norm_accumulation:g} * sqrt(n))) * ||truth||_2 + "
         f"{rule.backward_factor:g} * ||P||_2, where ref is the PyTorch reference at the task dtype and P how far "
         f"each output of the truth moves when every input element is moved by u_acc * "
-        f"({rule.backward_arithmetic:g} + {rule.backward_accumulation:g} * sqrt(n)) of itself, up or down at random",
+        f"({rule.backward_arithmetic:g} + {rule.backward_accumulation:g} * sqrt(n)){truncation} of itself, up or "
+        "down at random",
         f"every element: |out - truth| <= {rule.element_ulps:g} ulp_out(truth) + u_acc * ({rule.element_arithmetic:g}"
         f" + {rule.element_accumulation:g} * sqrt(n)) * |truth| + {rule.element_factor:g} * s * E(|truth|) + "
         f"{rule.backward_factor:g} * P + 2^-126, where E(m) is the reference's largest error beyond its own "

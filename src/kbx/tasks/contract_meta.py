@@ -12,8 +12,8 @@ from kbx.tasks.accuracy import ACCUMULATION_DTYPES
 from kbx.tasks.spec import CONTRACT_KINDS, DEFAULT_TOLERANCE, FLOAT_EPS, Contract, Tolerance, Workload
 
 _CONTRACT_KEYS = {"kind", "tolerance", "reduction_length", "tf32", "bound", "second_opinion", "accumulation_dtype",
-                  "against_reference", "insensitive", "perturbed_truth"}
-_ALLCLOSE_KEYS = {"accumulation_dtype", "against_reference", "insensitive", "perturbed_truth"}
+                  "against_reference", "insensitive", "perturbed_truth", "tensor_cores"}
+_ALLCLOSE_KEYS = {"accumulation_dtype", "against_reference", "insensitive", "perturbed_truth", "tensor_cores"}
 """Contract keys only an `allclose` contract may hold (the float64 truth rule and its exceptions)."""
 
 def read_contract(raw: object, dtypes: tuple[str, ...], workloads: tuple[Workload, ...],
@@ -55,8 +55,8 @@ def read_contract(raw: object, dtypes: tuple[str, ...], workloads: tuple[Workloa
 
 def _truth_fields(raw: dict[str, Any], workloads: tuple[Workload, ...], fail: Callable[[str], TaskError]
                   ) -> dict[str, Any]:
-    """The allclose-only keys: accumulation_dtype, against_reference (a reason) and insensitive (check workload
-    name -> reason), validated."""
+    """The allclose-only keys: accumulation_dtype, against_reference (a reason), perturbed_truth, tensor_cores and
+    insensitive (check workload name -> reason), validated."""
     present = _ALLCLOSE_KEYS & raw.keys()
     if present and raw["kind"] != "allclose":
         raise fail(f"{', '.join(sorted(present))} apply to allclose contracts only")
@@ -67,11 +67,13 @@ def _truth_fields(raw: dict[str, Any], workloads: tuple[Workload, ...], fail: Ca
     if not isinstance(reason, str) or ("against_reference" in raw and not reason.strip()):
         raise fail("against_reference must say why outputs are judged against the reference rather than the "
                         "float64 truth (a non-empty string)")
-    perturbed = raw.get("perturbed_truth", True)
-    if not isinstance(perturbed, bool):
-        raise fail("perturbed_truth must be true or false")
+    perturbed, tensor_cores = raw.get("perturbed_truth", True), raw.get("tensor_cores", False)
+    if not isinstance(perturbed, bool) or not isinstance(tensor_cores, bool):
+        raise fail("perturbed_truth and tensor_cores must be true or false")
+    if tensor_cores and raw.get("reduction_length") is None:
+        raise fail("tensor_cores needs the reduction_length its allowance grows with")
     return {"accumulation_dtype": accumulation, "against_reference": reason, "perturbed_truth": perturbed,
-            "insensitive": _insensitive(raw.get("insensitive"), workloads, fail)}
+            "tensor_cores": tensor_cores, "insensitive": _insensitive(raw.get("insensitive"), workloads, fail)}
 
 def _insensitive(raw: object, workloads: tuple[Workload, ...], fail: Callable[[str], TaskError]) -> Mapping[str, str]:
     """`{"workloads": [check workload names], "reason": "..."}` as workload name -> reason."""

@@ -56,7 +56,7 @@ def contract_lines(task: Task) -> list[str]:
     c = task.contract
     lines = [f"kind: {c.kind}"]
     if c.against_truth:
-        lines += rule_lines(c.accumulation_dtype, c.tf32, c.reduction_length, task.dtypes)
+        lines += rule_lines(c.accumulation_dtype, c.tf32, c.reduction_length, task.dtypes, tensor_cores=c.tensor_cores)
     elif c.kind == "allclose":
         lines.append(f"judged against the reference at the task dtype, not a float64 truth: {c.against_reference}")
         lines += [f"{dtype}: atol={tol.atol:g} rtol={tol.rtol:g}" for dtype, tol in c.tolerances.items()]

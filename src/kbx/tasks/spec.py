@@ -146,6 +146,10 @@ class Contract:
     allowance grows with its square root, and so does atol where outputs are judged against the reference."""
     tf32: bool = False
     """Whether fp32 dot products may use tf32 (tolerances must then allow it)."""
+    tensor_cores: bool = False
+    """For `allclose`: whether the accumulation is a matrix product honest kernels run on tensor cores (`tl.dot`,
+    mma) for 16-bit outputs (and TF32): the truth rule's perturbation then also grows linearly with n, as a
+    truncating accumulator's errors do (`kbx.tasks.accuracy.Rule.backward_truncation`)."""
     bound: float | None = None
     """For `quantized`: the largest allowed RMS(out - ref) / RMS(ref)."""
     second_opinion: bool = True
@@ -176,7 +180,7 @@ class Contract:
     def allowance(self, output_dtype: str, workload: Workload) -> Allowance:
         """The truth rule's numbers for an output of `output_dtype` in one workload."""
         length = float(workload.params[self.reduction_length]) if self.reduction_length else 1.0
-        return allowance(self.accumulation_dtype, self.tf32, length, output_dtype)
+        return allowance(self.accumulation_dtype, self.tf32, length, output_dtype, tensor_cores=self.tensor_cores)
 
     def tolerance(self, dtype: str, workload: Workload) -> Tolerance:
         """The allclose bounds for one dtype and workload, widened for long reductions."""

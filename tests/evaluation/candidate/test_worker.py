@@ -1,6 +1,9 @@
+import pytest
 import torch
 
-from kbx.evaluation.candidate.worker import refill
+from kbx.evaluation import protocol
+from kbx.evaluation.candidate.worker import _Session, refill
+from kbx.evaluation.cuda_share import CudaShareError
 
 
 def test_refill_writes_new_values_into_the_same_tensors_keeping_their_version():
@@ -17,3 +20,37 @@ def test_an_expanded_input_that_cannot_be_written_in_place_is_replaced():
     fresh = {"b": torch.ones(1, 3).expand(2, 3)}
     out = refill(target, fresh)
     assert out["b"] is fresh["b"] and torch.equal(out["b"], torch.ones(2, 3))
+
+
+class _Sent:
+    def __init__(self) -> None:
+        self.messages: list = []
+
+    def send(self, message) -> None:
+        self.messages.append(message)
+
+
+def _session() -> tuple[_Session, _Sent]:
+    session, sent = _Session.__new__(_Session), _Sent()
+    session.channel = sent
+    return session, sent
+
+
+def test_a_case_whose_bookkeeping_runs_out_of_memory_is_out_of_memory_not_a_crash():
+    # Found on the H200 (2026-11-27): a copy of a KernelBench problem's 6 GiB input, made beside other evaluations,
+    # ran out of memory and the worker died CRASHED, so the orchestrator never ran it again alone.
+    for exc in (torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 6.00 GiB"),
+                CudaShareError("cuMemCreate failed with CUDA error 2 (out of memory)"), MemoryError()):
+        session, sent = _session()
+        assert session._harness_failed(7, exc, "keeping a copy of the case's inputs") is False
+        (failed,) = sent.messages
+        assert isinstance(failed, protocol.CaseFailed) and (failed.index, failed.status) == (7, "OUT_OF_MEMORY")
+        assert failed.error.startswith("keeping a copy of the case's inputs: ")
+
+
+def test_any_other_fault_of_the_bookkeeping_is_raised():
+    for exc in (ValueError("a bug of kbx's"), CudaShareError("cuMemMap failed with CUDA error 1")):
+        session, sent = _session()
+        with pytest.raises(type(exc)):
+            session._harness_failed(7, exc, "handing the outputs over")
+        assert sent.messages == []

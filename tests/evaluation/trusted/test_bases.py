@@ -116,3 +116,16 @@ def test_a_float64_run_returning_other_outputs_than_the_eager_one_raises():
         truth_bases(lambda x0: x0 * 2, inputs, [inputs["x0"], inputs["x0"]], "float32", TRUTH, W)
     with pytest.raises(ValueError, match="other outputs"):
         truth_bases(lambda x0: (x0 * 2, 3), inputs, [inputs["x0"], inputs["x0"]], "float32", TRUTH, W)
+
+
+def test_the_perturbation_is_the_case_dtypes_so_tensor_cores_widen_it_for_16_bit_cases_only():
+    long = Workload("w", "check", MappingProxyType({"K": 4096}))
+    cores = replace(TRUTH, tolerances=MappingProxyType({"float16": Tolerance(1e-3, 1e-3)}), reduction_length="K",
+                    tensor_cores=True)
+    inputs = {name: x.half() for name, x in _inputs(2, n=256).items()}
+    eager = [_summed(**inputs)]
+    (base,) = truth_bases(_summed, inputs, eager, "float16", cores, long)
+    (plain,) = truth_bases(_summed, inputs, eager, "float16", replace(cores, tensor_cores=False), long)
+    widened = cores.allowance("float16", long).backward_delta / cores.allowance("float32", long).backward_delta
+    assert widened > 3
+    assert torch.allclose(base.backward.double(), widened * plain.backward.double(), rtol=1e-3, atol=0.0)

@@ -286,10 +286,13 @@ class _Session:
             return False
         if case.get("refill") and self._kept is not None:
             inputs = refill(self._kept, inputs)
-        pristine = outputs.snapshot_inputs(inputs)
+        self.channel.send(protocol.CaseStart(index))
+        try:
+            pristine = outputs.snapshot_inputs(inputs)
+        except BaseException as exc:
+            return self._harness_failed(index, exc, "keeping a copy of the case's inputs")
         if self.tuning is not None:  # the configuration tuned for a timed bench workload is the one timed
             self.tuning.quick = not case.get("full_tuning")
-        self.channel.send(protocol.CaseStart(index))
         self.guards.before_call()
         try:
             with self.recorder.recording(), traced(self.tracer, inputs):
@@ -305,13 +308,25 @@ class _Session:
             return False
         tally = self.recorder.tally(inputs)
         path = self.job_dir / f"case_{index}.pt"
-        mutated = outputs.changed_inputs(pristine, inputs)
-        self.handover.save(result, path)
+        try:
+            mutated = outputs.changed_inputs(pristine, inputs)
+            self.handover.save(result, path)
+        except BaseException as exc:
+            return self._harness_failed(index, exc, "comparing the inputs with their copy or handing the outputs over")
         del result, pristine
         self._kept = inputs
         launches = None if self.tracer is None else self.tracer.last
         self.channel.send(protocol.CaseDone(index, path.name, tuple(mutated), tally, launches))
         return True
+
+    def _harness_failed(self, index: int, exc: BaseException, doing: str) -> bool:
+        """A case's own bookkeeping (copies of its inputs, the outputs' hand-over) failed: out of memory is the
+        case's OUT_OF_MEMORY (the orchestrator runs it again alone if others shared the GPU); anything else is a
+        fault of the worker, raised."""
+        if _classify(exc, importing=False) != "OUT_OF_MEMORY":
+            raise exc
+        self.channel.send(protocol.CaseFailed(index, "OUT_OF_MEMORY", f"{doing}: {_one_line(exc)}"[:500], ""))
+        return False
 
 
 def _import_candidate(path: Path, name: str, entry_point: str) -> Any:
@@ -355,6 +370,8 @@ def _classify(exc: BaseException, importing: bool) -> str:
     if name == "NotTriton":  # a kernel only the CPU interpreter runs (`kbx.evaluation.candidate.gpu_frontend`)
         return "REJECTED_RUNTIME"
     if isinstance(exc, MemoryError) or name == "OutOfMemoryError":
+        return "OUT_OF_MEMORY"
+    if name == "CudaShareError" and "(out of memory)" in message:  # the outputs' shared copy (`cuda_share`)
         return "OUT_OF_MEMORY"
     if "illegal memory access" in message or "misaligned address" in message or "unspecified launch" in message:
         return "CRASHED"

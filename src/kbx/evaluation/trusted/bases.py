@@ -15,7 +15,7 @@ import torch
 
 from kbx.evaluation.outputs import output_items
 from kbx.evaluation.trusted.against_truth import Basis, basis, with_backward
-from kbx.tasks.accuracy import RULE, Rule
+from kbx.tasks.accuracy import RULE, UNIT_ROUNDOFF, Rule
 from kbx.tasks.inputs import torch_dtype
 from kbx.tasks.spec import Contract, Workload
 from kbx.tasks.truth import flip_patterns, float64_reference, perturbed
@@ -39,7 +39,9 @@ def truth_bases(reference: Any, inputs: dict[str, Any], eager: list[Any], dtype:
         raise ValueError("the float64 reference returns other outputs than the eager one")
     bases = [basis(e, t, rule) for e, t in zip(eager, truth)]
     del truth
-    delta = replace(contract.allowance("float32", workload), rule=rule).backward_delta
+    # The case's dtype decides whether the products may run on tensor cores (`Contract.tensor_cores`)
+    own = dtype if dtype in UNIT_ROUNDOFF else "float32"
+    delta = replace(contract.allowance(own, workload), rule=rule).backward_delta
     count = sum(isinstance(v, torch.Tensor) and v.is_floating_point() for v in inputs.values())
     # A rounding the definition makes mid-way (`stored`) is a step: a perturbation crossing it moves an element by
     # a whole ulp of the task dtype, which says nothing of what a kernel may lose.

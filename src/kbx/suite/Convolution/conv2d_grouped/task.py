@@ -45,7 +45,7 @@ TASK = {
     "contract": {
         "kind": "allclose",
         "tolerance": {"float32": [1e-5, 1e-5], "float16": [2e-4, 2e-3]},
-        "reduction_length": "L",
+        "reduction_length": "L", "tensor_cores": True,
         "tf32": False,
     },
     "workloads": [

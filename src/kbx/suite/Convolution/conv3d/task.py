@@ -46,7 +46,7 @@ TASK = {
     "contract": {
         "kind": "allclose",
         "tolerance": {"float16": [2e-4, 2e-3], "bfloat16": [4e-3, 1.6e-2]},
-        "reduction_length": "L",
+        "reduction_length": "L", "tensor_cores": True,
     },
     "workloads": [
         {"name": "smoke", "role": "smoke",

@@ -48,7 +48,7 @@ TASK = {
     "contract": {
         "kind": "allclose",
         "tolerance": {"float32": [1e-5, 1e-5], "bfloat16": [4e-3, 1.6e-2]},
-        "reduction_length": "R",
+        "reduction_length": "R", "tensor_cores": True,
         "tf32": False,
     },
     "workloads": [

@@ -51,7 +51,7 @@ TASK = {
     "contract": {
         "kind": "allclose",
         "tolerance": {"float32": [1e-5, 1e-5], "float16": [2e-4, 2e-3]},
-        "reduction_length": "R",
+        "reduction_length": "R", "tensor_cores": True,
         "tf32": False,
     },
     "workloads": [

@@ -44,7 +44,7 @@ TASK = {
     "forbidden": ["matmul", "rmatmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "einsum", "tensordot", "addmm",
                   "addbmm", "baddbmm", "addmv", "linear", "bilinear", "chain_matmul", "multi_dot", "vecdot", "sum",
                   "@"],
-    "contract": {"kind": "allclose", "reduction_length": "length"},
+    "contract": {"kind": "allclose", "reduction_length": "length", "tensor_cores": True},
     "workloads": [
         {"name": "smoke", "role": "smoke",
          "params": {"B": 3, "M": 64, "K": 32, "N": 48, "length": 96, "input": "full"}},

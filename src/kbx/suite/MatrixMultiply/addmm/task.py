@@ -38,7 +38,7 @@ TASK = {
     "contract": {
         "kind": "allclose",
         "tolerance": {"float16": [2e-4, 2e-3]},
-        "reduction_length": "K",
+        "reduction_length": "K", "tensor_cores": True,
     },
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"M": 64, "K": 96, "N": 80, "input": "full"}},

@@ -40,7 +40,7 @@ TASK = {
     "contract": {
         "kind": "allclose",
         "tolerance": {"bfloat16": [1e-2, 1.6e-2]},
-        "reduction_length": "K",
+        "reduction_length": "K", "tensor_cores": True,
     },
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"B": 2, "M": 64, "K": 96, "N": 80, "input": "full"}},

@@ -37,7 +37,7 @@ TASK = {
     "contract": {
         "kind": "allclose",
         "tolerance": {"bfloat16": [4e-3, 1.6e-2]},
-        "reduction_length": "K",
+        "reduction_length": "K", "tensor_cores": True,
     },
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"B": 2, "M": 64, "K": 96, "N": 80}},

@@ -50,7 +50,7 @@ TASK = {
             ),
         },
         "tolerance": {"float32": [1e-5, 1e-5], "bfloat16": [1e-2, 1.6e-2]},
-        "reduction_length": "K",
+        "reduction_length": "K", "tensor_cores": True,
         "tf32": False,
     },
     "workloads": [

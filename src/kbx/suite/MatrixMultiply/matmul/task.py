@@ -40,7 +40,7 @@ TASK = {
     "contract": {
         "kind": "allclose",
         "tolerance": {"float16": [2e-4, 2e-3]},
-        "reduction_length": "K",
+        "reduction_length": "K", "tensor_cores": True,
     },
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"input": [64, 96], "other": [96, 80], "K": 96}},

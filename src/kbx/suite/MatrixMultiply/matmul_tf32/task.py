@@ -53,7 +53,7 @@ TASK = {
             "derived for TF32, judges against the reference instead"
         ),
         "tolerance": {"float32": [3e-3, 2e-3]},
-        "reduction_length": "K",
+        "reduction_length": "K", "tensor_cores": True,
         "tf32": True,
     },
     "workloads": [

@@ -35,7 +35,7 @@ TASK = {
     "contract": {
         "kind": "allclose",
         "tolerance": {"float32": [1e-5, 1e-5], "bfloat16": [4e-3, 1.6e-2]},
-        "reduction_length": "K",
+        "reduction_length": "K", "tensor_cores": True,
         "tf32": False,
     },
     "workloads": [
