@@ -171,3 +171,22 @@ def test_shared_outputs_without_their_descriptors_are_unreadable_and_every_descr
     with pytest.raises(OSError):
         os.fstat(spare)
 
+
+
+def test_a_task_is_read_once_while_its_file_stays_the_same_and_again_once_it_changes(tmp_path, monkeypatch):
+    import shutil
+
+    from kbx.tasks import registry
+
+    folder = tmp_path / "Activation" / "relu"
+    shutil.copytree(RELU.path, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    reads = []
+    real = registry.task_at
+    monkeypatch.setattr(registry, "task_at", lambda path: reads.append(path) or real(path))
+    state = _State("cpu")
+    first = state._task_code(folder)
+    assert state._task_code(folder) is first and len(reads) == 1  # not parsed again for every case
+    task_file = folder / "task.py"
+    task_file.write_text(task_file.read_text() + "\n# edited\n")
+    edited = state._task_code(folder)
+    assert len(reads) == 2 and edited is not first and edited.task.version != first.task.version

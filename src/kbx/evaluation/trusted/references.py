@@ -62,10 +62,11 @@ class ReferenceCache:
         """Keep `entry` if it fits once other tasks' entries are gone (always, when the cache is empty)."""
         size = entry_bytes(entry)
         self._budget = self._budget or budget(self.device)
-        for old in [k for k in self.entries if k[0] != key[0]]:
-            if self.bytes + size <= self._budget:
-                break
-            self.bytes -= entry_bytes(self.entries.pop(old))
+        if self.bytes + size > self._budget:  # the list of other tasks' entries only when one must go
+            for old in [k for k in self.entries if k[0] != key[0]]:
+                if self.bytes + size <= self._budget:
+                    break
+                self.bytes -= entry_bytes(self.entries.pop(old))
         if self.bytes + size <= self._budget or not self.entries:
             self.entries[key] = entry
             self.bytes += size
