@@ -61,3 +61,21 @@ def test_masks_from_a_scalar_condition_work_with_the_shims():
     assert shimmed == {"block_and_scalar": True, "scalar_only": True, "atomic": True}
     # The shim's reason to exist: if Triton's interpreter learns to broadcast these masks, this fails.
     assert any(value is not True for value in bare.values()), bare
+
+
+DEVICE_CALLS = FIXTURES / "interpreter" / "device_calls.py"
+
+
+def test_a_jit_helper_called_in_every_program_does_not_patch_the_language_again():
+    # 16 programs x 4 steps x 2 helpers: upstream patches triton.language on each of those 128 calls (a fifth of
+    # the suite's candidate time on the CPU); with the shim, the launch's one patching serves them all.
+    env = {**os.environ, "TRITON_INTERPRET": "1"}
+    runs = {}
+    for flags in ((), ("--shim",)):
+        result = subprocess.run([sys.executable, str(DEVICE_CALLS), *flags], capture_output=True, text=True, env=env,
+                                timeout=300)
+        assert result.returncode == 0, result.stderr[-2000:]
+        runs[flags] = json.loads(result.stdout.strip().splitlines()[-1])
+    plain, shimmed = runs[()], runs[("--shim",)]
+    assert plain["right"] and shimmed["right"] and shimmed["restored"]
+    assert plain["patches"] == 1 + 16 * 4 * 2 and shimmed["patches"] == 1

@@ -13,6 +13,10 @@ Installed in the candidate worker before candidate code is imported, on the CPU 
   semantics only let boolean (int1) masks through, so the shim reads any mask's data as booleans.
 - Block pointers (`tl.make_block_ptr`, `tl.advance`, `boundary_check`), which the GPU's Triton 3.6 compiles and
   Triton 3.7 on removed: `kbx.evaluation.candidate.block_pointers` lowers them to pointers and masks.
+- A `@triton.jit` function called from a kernel patches `triton.language` again on every call, in every program
+  of the grid (`inspect.getmembers` over its modules: a fifth of the CPU time of the suite's candidates in `kbx run`
+  on 2026-11-27), though the launch patched it already; the shim skips the patching where every language module
+  the function sees is patched.
 - And one check rather than a shim: every launched kernel must also lower to Triton IR for a GPU
   (`kbx.evaluation.candidate.gpu_frontend`), so a Python body that only the interpreter runs is not a kernel.
 """
@@ -32,6 +36,7 @@ def install_interpreter_shims() -> None:
     _shim_autotune()
     _shim_bfloat16()
     _shim_masks()
+    _shim_device_calls()
     install_block_pointers()
     install_gpu_frontend_check()
 
@@ -128,3 +133,26 @@ def _shim_masks() -> None:
     InterpreterBuilder.create_masked_load = create_masked_load
     InterpreterBuilder.create_masked_store = create_masked_store
     InterpreterBuilder.create_atomic_rmw = create_atomic_rmw
+
+
+def _shim_device_calls() -> None:
+    import inspect
+
+    import triton.language as tl
+    from triton.runtime import interpreter
+
+    original = getattr(interpreter, "_patch_lang", None)
+    if original is None or getattr(original, "_kbx_shimmed", False) or not hasattr(interpreter, "_LangPatchScope"):
+        return
+
+    def patched(lang: Any) -> bool:  # a patched builtin is a plain function that no longer carries the marker
+        return not tl.core.is_builtin(lang.load)
+
+    def patch_lang(fn: Any) -> Any:
+        langs = [v for v in fn.__globals__.values() if inspect.ismodule(v) and v in (tl, tl.core)]
+        if langs and all(patched(lang) for lang in langs):
+            return interpreter._LangPatchScope()  # nothing to change, so nothing to restore
+        return original(fn)
+
+    patch_lang._kbx_shimmed = True  # type: ignore[attr-defined]
+    interpreter._patch_lang = patch_lang
