@@ -10,7 +10,8 @@
 #   timed; kbgpu: tests/gpu/test_kernelbench_gpu.py; kernelbench: `kbx run --method
 #   reference` over the KernelBench checkout at $KB (carry it: an ignored folder such as out/kb/KernelBench), level
 #   $KB_LEVEL (only $KB_TASKS if set), shard K of $GPUS on GPU K + $GPU_OFFSET, correctness only, $WORKERS at a
-#   time; logs land in $OUT; keep the steps of one call inside the device's 10 minutes)
+#   time; pack: $OUT into $OUT.tgz, last (the device returns at most 8 files a call); logs land in $OUT; keep the
+#   steps of one call inside the device's 10 minutes)
 set -u
 export PYTHONPATH=src PYTHONUNBUFFERED=1 KBX_STORE=/tmp/kbx-gpu/kbx.db
 out=${OUT:-/tmp/kbx-gpu-out}; mkdir -p "$out" /tmp/kbx-gpu
@@ -60,6 +61,8 @@ for name in "$@"; do
       wait
       grep -h "^status:\|evaluation(s) on cuda in\|NOT JUDGED" "$out"/kb-*.log ;;
     kbgpu) step kbgpu 420 python3 -m pytest -q -p no:cacheprovider tests/gpu/test_kernelbench_gpu.py ;;
+    # the device returns at most 8 files a call: pack $OUT into one archive as the last step
+    pack) tar czf "$out.tgz" -C "$(dirname "$out")" "$(basename "$out")" && rm -rf "$out" && echo "== packed $out.tgz" ;;
     cost) step cost 120 python3 benchmarks/confinement_cost.py 10 ;;
     exploits) step exploits 420 python3 -m pytest -q -p no:cacheprovider tests/gpu/test_exploits_gpu.py \
                 tests/gpu/test_hostile_gpu.py ;;
