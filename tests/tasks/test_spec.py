@@ -18,6 +18,7 @@ from kbx.tasks.spec import (
     Tolerance,
     Workload,
     normalise_op,
+    reduction_length_of,
 )
 
 
@@ -43,6 +44,18 @@ def test_atol_widens_with_the_square_root_of_the_reduction_length():
     assert contract.tolerance("float32", Workload("bench", "bench", {"k": 4096})) == pytest.approx(
         Tolerance(64e-5, 2e-5))
     assert contract.tolerance("float32", Workload("tiny", "smoke", {"k": 0})) == Tolerance(1e-5, 2e-5)
+
+
+def test_a_reduction_length_may_name_an_entry_of_a_shape_parameter():
+    params = {"input": [3, 33, 65], "K": 128, "layout": "transposed", "flag": True}
+    assert reduction_length_of("input[-1]", params) == 65.0 and reduction_length_of("input[0]", params) == 3.0
+    assert reduction_length_of("K", params) == 128.0
+    for spec, error in [("input[3]", ValueError), ("input[-4]", ValueError), ("input", ValueError),
+                        ("layout", ValueError), ("flag", ValueError), ("K[0]", ValueError), ("weight[-1]", KeyError)]:
+        with pytest.raises(error):
+            reduction_length_of(spec, params)
+    contract = Contract("allclose", {"float16": Tolerance(1e-3, 1e-3)}, reduction_length="input[-1]")
+    assert contract.tolerance("float16", Workload("bench", "bench", params)).atol == pytest.approx(1e-3 * 65**0.5)
 
 
 def test_a_task_finds_its_files_and_workloads(suite):

@@ -9,7 +9,15 @@ from typing import Any
 
 from kbx.errors import TaskError
 from kbx.tasks.accuracy import ACCUMULATION_DTYPES
-from kbx.tasks.spec import CONTRACT_KINDS, DEFAULT_TOLERANCE, FLOAT_EPS, Contract, Tolerance, Workload
+from kbx.tasks.spec import (
+    CONTRACT_KINDS,
+    DEFAULT_TOLERANCE,
+    FLOAT_EPS,
+    Contract,
+    Tolerance,
+    Workload,
+    reduction_length_of,
+)
 
 _CONTRACT_KEYS = {"kind", "tolerance", "reduction_length", "tf32", "bound", "second_opinion", "accumulation_dtype",
                   "against_reference", "insensitive", "perturbed_truth", "tensor_cores"}
@@ -35,8 +43,8 @@ def read_contract(raw: object, dtypes: tuple[str, ...], workloads: tuple[Workloa
     if set(overrides) - set(dtypes):
         raise fail(f"tolerance given for dtypes the task lacks: {sorted(set(overrides) - set(dtypes))}")
     length = raw.get("reduction_length")
-    if length is not None and any(length not in w.params for w in workloads):
-        raise fail(f"reduction_length {length!r} is not a parameter of every workload")
+    if length is not None:
+        _check_length(length, workloads, fail)
     bound = raw.get("bound")
     if raw["kind"] == "quantized" and not (isinstance(bound, float) and 0 < bound < 1):
         raise fail("a quantized contract needs a bound in (0, 1): the largest RMS(out-ref)/RMS(ref)")
@@ -52,6 +60,16 @@ def read_contract(raw: object, dtypes: tuple[str, ...], workloads: tuple[Workloa
         second_opinion=bool(raw.get("second_opinion", True)),
         **_truth_fields(raw, workloads, fail),
     )
+
+def _check_length(length: object, workloads: tuple[Workload, ...], fail: Callable[[str], TaskError]) -> None:
+    """Fails unless `length` names a number (a parameter, or an entry of a shape parameter) in every workload."""
+    if not isinstance(length, str):
+        raise fail(f"reduction_length must name a workload parameter, not {length!r}")
+    for workload in workloads:
+        try:
+            reduction_length_of(length, workload.params)
+        except (KeyError, ValueError) as exc:
+            raise fail(f"reduction_length {length!r} is not a number in workload {workload.name!r}: {exc}") from None
 
 def _truth_fields(raw: dict[str, Any], workloads: tuple[Workload, ...], fail: Callable[[str], TaskError]
                   ) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from types import MappingProxyType
 from typing import Any
 
 from kbx.errors import TaskError
-from kbx.tasks.spec import Task, Workload
+from kbx.tasks.spec import Task, Workload, reduction_length_of
 
 PERTURBED_SUFFIX = "~p"
 """Appended to a check workload's name to name its perturbed copy, e.g. `check_tail~p`."""
@@ -147,8 +147,11 @@ def perturbed(task: Task, workload: Workload, secret_seed: int) -> Workload:
     except (TypeError, ValueError) as exc:
         raise TaskError(task.task_file, f"{where} returned params that are not JSON-like: {exc}") from None
     length = task.contract.reduction_length
-    if length is not None and length not in params:
-        raise TaskError(task.task_file, f"{where} dropped the reduction_length parameter {length!r}")
+    if length is not None:
+        try:
+            reduction_length_of(length, params)
+        except (KeyError, ValueError) as exc:
+            raise TaskError(task.task_file, f"{where} dropped the reduction_length {length!r}: {exc}") from None
     return Workload(workload.name + PERTURBED_SUFFIX, workload.role, MappingProxyType(params))
 
 

@@ -7,6 +7,7 @@ validating the suite stays cheap.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -133,6 +134,28 @@ class Tolerance:
     rtol: float
 
 
+_INDEXED = re.compile(r"(?P<name>[A-Za-z_][A-Za-z0-9_]*)\[(?P<index>-?[0-9]+)\]")
+
+
+def reduction_length_of(spec: str, params: Mapping[str, Any]) -> float:
+    """The accumulation length a contract's `reduction_length` names in one workload's params: the number in
+    parameter `spec`, or entry i of the shape list in parameter `name` where `spec` is `"name[i]"`.
+
+    Raises:
+        KeyError: the parameter is missing.
+        ValueError: the named value is not a number, or the index is out of the shape's range.
+    """
+    indexed = _INDEXED.fullmatch(spec)
+    value = params[indexed["name"]] if indexed else params[spec]
+    if indexed:
+        if not isinstance(value, (list, tuple)) or not -len(value) <= int(indexed["index"]) < len(value):
+            raise ValueError(f"{spec}: {value!r} has no entry {indexed['index']}")
+        value = value[int(indexed["index"])]
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{spec} is {value!r}, not a number")
+    return float(value)
+
+
 @dataclass(frozen=True)
 class Contract:
     """How candidate outputs are compared with reference outputs."""
@@ -142,7 +165,8 @@ class Contract:
     tolerances: Mapping[str, Tolerance]
     """Per task dtype, defaults already filled in (used by `allclose`)."""
     reduction_length: str | None = None
-    """Workload parameter holding the accumulation length n (of a reduction, a dot product, a scan): the truth rule's
+    """Workload parameter holding the accumulation length n (of a reduction, a dot product, a scan), or one entry of
+    a shape parameter (`"input[-1]"`: the last dimension of `input`; `reduction_length_of`): the truth rule's
     allowance grows with its square root, and so does atol where outputs are judged against the reference."""
     tf32: bool = False
     """Whether fp32 dot products may use tf32 (tolerances must then allow it)."""
@@ -179,7 +203,7 @@ class Contract:
 
     def allowance(self, output_dtype: str, workload: Workload) -> Allowance:
         """The truth rule's numbers for an output of `output_dtype` in one workload."""
-        length = float(workload.params[self.reduction_length]) if self.reduction_length else 1.0
+        length = reduction_length_of(self.reduction_length, workload.params) if self.reduction_length else 1.0
         return allowance(self.accumulation_dtype, self.tf32, length, output_dtype, tensor_cores=self.tensor_cores)
 
     def tolerance(self, dtype: str, workload: Workload) -> Tolerance:
@@ -187,7 +211,7 @@ class Contract:
         base = self.tolerances[dtype]
         if self.reduction_length is None:
             return base
-        length = float(workload.params[self.reduction_length])
+        length = reduction_length_of(self.reduction_length, workload.params)
         return Tolerance(atol=base.atol * math.sqrt(max(length, 1.0)), rtol=base.rtol)
 
 

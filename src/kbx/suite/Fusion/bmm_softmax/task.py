@@ -44,7 +44,7 @@ TASK = {
                   "@", "softmax", "log_softmax", "softmin", "logsumexp", "exp", "exp2", "scaled_dot_product_attention",
                   "sigmoid"],
     "contract": {
-        "kind": "allclose",
+        "kind": "allclose", "reduction_length": "d", "tensor_cores": True,
         "tolerance": {"float32": [1e-7, 1e-5], "float16": [1e-5, 1e-2]},
         "tf32": False,
     },

@@ -48,7 +48,7 @@ TASK = {
                   "einsum", "tensordot", "addmm", "addbmm", "baddbmm", "addmv", "linear", "bilinear",
                   "chain_matmul", "multi_dot", "vecdot", "@"],
     "contract": {
-        "kind": "allclose",
+        "kind": "allclose", "reduction_length": "input[-1]", "tensor_cores": True,
         "insensitive": {
             "workloads": ["check_odd", "check_3d_no_bias", "check_transposed", "check_k521", "check_large_eps"],
             "reason": (

@@ -47,7 +47,8 @@ TASK = {
                   "addbmm", "baddbmm", "addmv", "linear", "bilinear", "chain_matmul", "multi_dot", "vecdot", "sum",
                   "@", "cross_entropy", "CrossEntropyLoss", "nll_loss", "log_softmax", "softmax", "logsumexp",
                   "exp", "log", "gather", "take_along_dim"],
-    "contract": {"kind": "allclose", "tolerance": {"float16": [2e-3, 3e-3], "bfloat16": [3e-2, 3e-2]}},
+    "contract": {"kind": "allclose", "reduction_length": "K", "tensor_cores": True,
+                 "tolerance": {"float16": [2e-3, 3e-3], "bfloat16": [3e-2, 3e-2]}},
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"M": 32, "K": 64, "V": 500, "gain": 2.0}},
         {"name": "check_odd", "role": "check", "params": {"M": 65, "K": 129, "V": 1000, "gain": 2.0}},

@@ -42,7 +42,7 @@ TASK = {
                   "addbmm", "baddbmm", "addmv", "linear", "bilinear", "chain_matmul", "multi_dot", "vecdot", "sum",
                   "@", "gelu", "erf", "erfc", "ndtr"],
     "contract": {
-        "kind": "allclose",
+        "kind": "allclose", "reduction_length": "input[-1]", "tensor_cores": True,
         "tolerance": {"float16": [2e-4, 2e-3]},
     },
     "workloads": [

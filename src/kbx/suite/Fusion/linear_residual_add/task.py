@@ -44,7 +44,7 @@ TASK = {
                   "addbmm", "baddbmm", "addmv", "linear", "bilinear", "chain_matmul", "multi_dot", "vecdot", "sum",
                   "@"],
     "contract": {
-        "kind": "allclose",
+        "kind": "allclose", "reduction_length": "input[-1]", "tensor_cores": True,
         "insensitive": {
             "workloads": ["check_odd", "check_3d", "check_no_bias", "check_transposed", "check_residual_transposed"],
             "reason": (

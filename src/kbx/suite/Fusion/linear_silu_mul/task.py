@@ -45,7 +45,7 @@ TASK = {
                   "addbmm", "baddbmm", "addmv", "linear", "bilinear", "chain_matmul", "multi_dot", "vecdot", "sum",
                   "@", "silu", "swish", "sigmoid", "expit", "logsigmoid", "glu", "exp", "exp2", "tanh"],
     "contract": {
-        "kind": "allclose",
+        "kind": "allclose", "reduction_length": "input[-1]", "tensor_cores": True,
         "tolerance": {"float16": [5e-4, 3e-3], "bfloat16": [2e-2, 2e-2]},
     },
     "workloads": [

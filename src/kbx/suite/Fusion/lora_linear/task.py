@@ -54,7 +54,7 @@ TASK = {
                   "addbmm", "baddbmm", "addmv", "linear", "bilinear", "chain_matmul", "multi_dot", "vecdot", "sum",
                   "@"],
     "contract": {
-        "kind": "allclose",
+        "kind": "allclose", "reduction_length": "input[-1]", "tensor_cores": True,
         "insensitive": {
             "workloads": ["check_odd", "check_3d_rank8", "check_transposed", "check_rank64", "check_long_k_offset"],
             "reason": (
