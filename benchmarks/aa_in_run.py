@@ -2,7 +2,7 @@
 repeats, and what reusing the baselines (`kbx.evaluation.orchestrator.baselines`) saves per timed evaluation.
 
     PYTHONPATH=src python3 benchmarks/aa_in_run.py [--tasks relu softmax ...] [--repeat 3] [--fresh-baselines]
-        [--input-sets 12]
+        [--input-sets 12] [--rounds 12 --budget 0.1 --warmup 0.02]
 
 One `Evaluator` (one GPU); every task's solution is evaluated `--repeat` times in turn, all tasks once per pass, so
 other tasks' stages run between two timings of one task as in a real run. Prints per task the speedups of every
@@ -43,13 +43,19 @@ def main() -> None:
     parser.add_argument("--fresh-baselines", action="store_true")
     parser.add_argument("--input-sets", type=int, default=TimingSettings.input_sets,
                         help="input sets rotated in each measurement (TimingSettings.input_sets)")
+    parser.add_argument("--rounds", type=int, default=TimingSettings.rounds, help="rounds per slot")
+    parser.add_argument("--budget", type=float, default=TimingSettings.budget_s,
+                        help="sampling seconds per side per round")
+    parser.add_argument("--warmup", type=float, default=TimingSettings.warmup_s,
+                        help="warm-up seconds per side per round")
     parser.add_argument("--rows", default=os.path.join(os.environ.get("OUT", "."), "aa_rows.jsonl"),
                         help="where every evaluation's row goes (performance JSON included)")
     args = parser.parse_args()
-    print(f"{torch.cuda.get_device_name()} torch {torch.__version__} triton {triton.__version__} "
-          f"reuse_baselines={not args.fresh_baselines}", flush=True)
     tasks = select(load_suite(), args.tasks, None)
-    timing = TimingSettings(reuse_baselines=not args.fresh_baselines, input_sets=args.input_sets)
+    timing = TimingSettings(rounds=args.rounds, warmup_s=args.warmup, budget_s=args.budget,
+                            reuse_baselines=not args.fresh_baselines, input_sets=args.input_sets)
+    print(f"{torch.cuda.get_device_name()} torch {torch.__version__} triton {triton.__version__} "
+          f"{timing.to_json()}", flush=True)
     speedups: dict[str, list[tuple[float, float]]] = {t.name: [] for t in tasks}
     walls: dict[int, list[float]] = {}
     with Evaluator("cuda", Limits(timeout_s=600), timing=timing) as evaluator:

@@ -2,6 +2,7 @@
 by phase, and evaluations per minute, with candidate workers forked by the zygote and started fresh.
 
     PYTHONPATH=src python3 benchmarks/throughput.py [--device cpu|cuda] [--tasks relu ...] [--repeat N] [--timed]
+        [--part correctness] [--fresh]
 
 Correctness only unless --timed (GPU). The first evaluation of each Evaluator is left out of the medians (it pays
 for the trusted worker's and the zygote's start and the first compile); each mode runs every task `--repeat` times
@@ -27,22 +28,23 @@ from kbx.tasks.registry import load_suite, select
 PHASES = ("static", "start", "import", "cases", "judge", "prepare", "performance")
 
 
-def measure(device: str, tasks: list, repeat: int, timed: bool, zygote: bool) -> dict:
-    """Median seconds by phase and in all, and evaluations per minute, over `repeat` rounds of every task."""
+def measure(device: str, tasks: list, repeat: int, timed: bool, zygote: bool, part: str = "all") -> dict:
+    """Median seconds by phase and in all, and evaluations per minute, over `repeat` rounds of every task; `part`
+    as `Evaluator.evaluate` takes it (`correctness`: smoke and check sizes only, no bench-size case)."""
     timing = TimingSettings() if timed else None
     with Evaluator(device, Limits(timeout_s=600), timing=timing) as evaluator:
         if not zygote and evaluator._zygote is not None:
             evaluator._zygote.close()
             evaluator._zygote = None
         candidates = [(t, Candidate("solution", t.name, (t.path / "solution.py").read_text())) for t in tasks]
-        evaluator.evaluate(*candidates[0])  # warm-up: compiles, the zygote's imports
+        evaluator.evaluate(*candidates[0], part=part)  # warm-up: compiles, the zygote's imports
         phases: dict[str, list[float]] = {name: [] for name in PHASES}
         totals, statuses = [], []
         start = time.perf_counter()
         for _ in range(repeat):
             for task, candidate in candidates:
                 began = time.perf_counter()
-                evaluation = evaluator.evaluate(task, candidate)
+                evaluation = evaluator.evaluate(task, candidate, part=part)
                 totals.append(time.perf_counter() - began)
                 statuses.append(evaluation.status.value)
                 for name in PHASES:
@@ -62,14 +64,18 @@ def main() -> None:
     parser.add_argument("--tasks", nargs="+", default=["relu", "softmax", "layer_norm"])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--timed", action="store_true")
+    parser.add_argument("--part", choices=("all", "correctness"), default="all",
+                        help="correctness: the cases below bench size only (the quick check of an RL loop)")
+    parser.add_argument("--fresh", action="store_true", help="also measure with workers started fresh")
     args = parser.parse_args()
     tasks = select(load_suite(), args.tasks)
     where = torch.cuda.get_device_name() if args.device == 'cuda' else f'{os.cpu_count()} cores'
     print(f"device {args.device} ({where}),"
           f" torch {torch.__version__}, triton {triton.__version__}, {time.strftime('%Y-%m-%d')}")
     print(f"{'workers':9} {'median s':>9} {'evals/min':>9}  " + " ".join(f"{p:>11}" for p in PHASES) + "  statuses")
-    for label, zygote in (("zygote", True), ("fresh", False)):
-        row = measure(args.device, tasks, args.repeat, args.timed, zygote)
+    print(f"part {args.part}")
+    for label, zygote in (("zygote", True), ("fresh", False))[: 2 if args.fresh else 1]:
+        row = measure(args.device, tasks, args.repeat, args.timed, zygote, args.part)
         cells = " ".join(f"{row['phases'][p]:11.3f}" for p in PHASES)
         print(f"{label:9} {row['median_s']:9.2f} {row['per_minute']:9.1f}  {cells}  {','.join(row['statuses'])}")
 

@@ -3,11 +3,12 @@
 # suites, the performance stage's GPU tests, and a few solutions timed end to end, each step under its own limit.
 #   TASKS="relu softmax" scripts/gpu_confinement.sh STEP...   (steps: boundary devices cost exploits performance
 #   aa timed suite variance; devices: each GPU's node alone in a confined worker's /dev; aa: aa_in_run.py on $TASKS
-#   with $INPUT_SETS input sets; suite: scripts/verify_tasks.py over every task (solutions and wrong candidates, every
-#   workload), shard K+$SHARD_OFFSET of $SHARDS on GPU K of $GPUS, $WORKERS evaluations at once per GPU; variance:
+#   with $INPUT_SETS input sets and $AA_ARGS (e.g. "--rounds 12 --budget 0.1"), logs and rows tagged $AA_TAG;
+#   suite: scripts/verify_tasks.py over every task (solutions and wrong candidates, every workload), shard K+$SHARD_OFFSET of $SHARDS on GPU K of $GPUS, $WORKERS evaluations at once per GPU; variance:
 #   benchmarks/process_variance.py with its variants on $VARIANCE_GPU; verify: scripts/verify_tasks.py on $TASKS;
 #   cudacost: benchmarks/cuda_build_cost.py; throughput: benchmarks/throughput.py on $TASKS, correctness only and
-#   timed; kbgpu: tests/gpu/test_kernelbench_gpu.py; kernelbench: `kbx run --method
+#   timed; quick: the same, correctness below bench sizes only (`part="correctness"`, an RL loop's quick check);
+#   kbgpu: tests/gpu/test_kernelbench_gpu.py; kernelbench: `kbx run --method
 #   reference` over the KernelBench checkout at $KB (carry it: an ignored folder such as out/kb/KernelBench), level
 #   $KB_LEVEL (only $KB_TASKS if set), shard K of $GPUS on GPU K + $GPU_OFFSET, correctness only, $WORKERS at a
 #   time; pack: $OUT into $OUT.tgz, last (the device returns at most 8 files a call); logs land in $OUT; keep the
@@ -29,8 +30,8 @@ for name in "$@"; do
     boundary) step boundary 120 python3 -m pytest -q -p no:cacheprovider tests/evaluation/confinement ;;
     devices) step devices 180 python3 -m pytest -q -p no:cacheprovider tests/gpu/test_confinement_gpu.py ;;
     # shellcheck disable=SC2086
-    aa) step aa ${AA_LIMIT:-400} python3 benchmarks/aa_in_run.py --repeat ${REPEAT:-3} --input-sets ${INPUT_SETS:-3} \
-          --tasks $tasks ;;
+    aa) step "aa${AA_TAG:-}" ${AA_LIMIT:-400} python3 benchmarks/aa_in_run.py --repeat ${REPEAT:-3} \
+          --input-sets ${INPUT_SETS:-3} --tasks $tasks --rows "$out/aa${AA_TAG:-}_rows.jsonl" ${AA_ARGS:-} ;;
     suite)
       for ((g = 0; g < ${GPUS:-4}; g++)); do
         CUDA_VISIBLE_DEVICES=$g timeout -s INT "${SUITE_LIMIT:-540}" python3 scripts/verify_tasks.py all --device cuda \
@@ -48,6 +49,9 @@ for name in "$@"; do
     # shellcheck disable=SC2086
     verify) step verify "${VERIFY_LIMIT:-300}" python3 scripts/verify_tasks.py $tasks --device cuda --workers "${WORKERS:-4}" ;;
     cudacost) step cudacost 240 python3 benchmarks/cuda_build_cost.py --device cuda ;;
+    # shellcheck disable=SC2086
+    quick) step quick 200 python3 benchmarks/throughput.py --device cuda --tasks $tasks --repeat "${REPEAT:-3}" \
+             --part correctness ;;
     # shellcheck disable=SC2086
     throughput) step throughput 200 python3 benchmarks/throughput.py --device cuda --tasks $tasks --repeat "${REPEAT:-3}"
                 step throughput-timed 300 python3 benchmarks/throughput.py --device cuda --tasks $tasks --repeat 2 --timed ;;
