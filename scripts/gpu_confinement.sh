@@ -47,7 +47,7 @@ for name in "$@"; do
           --task "$name" --workload "$workload" --dtype "$dtype" --n "${N:-6}" --variants sets12 warm1 pinned
       done ;;
     # shellcheck disable=SC2086
-    verify) step verify "${VERIFY_LIMIT:-300}" python3 scripts/verify_tasks.py $tasks --device cuda --workers "${WORKERS:-4}" ;;
+    verify) step verify "${VERIFY_LIMIT:-300}" python3 scripts/verify_tasks.py $tasks --device cuda --workers "${WORKERS:-4}" ${VERIFY_ARGS:-} ;;
     cudacost) step cudacost 240 python3 benchmarks/cuda_build_cost.py --device cuda ;;
     # shellcheck disable=SC2086
     quick) step quick 200 python3 benchmarks/throughput.py --device cuda --tasks $tasks --repeat "${REPEAT:-3}" \

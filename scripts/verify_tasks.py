@@ -20,7 +20,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
 from kbx.candidates.source import Candidate
-from kbx.errors import TaskError
+from kbx.errors import KbxError, TaskError
 from kbx.evaluation.orchestrator.pipeline import Evaluator
 from kbx.evaluation.orchestrator.sandbox import Limits
 from kbx.tasks.registry import load_suite, select
@@ -34,6 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--wrong-only", action="store_true", help="skip the solutions (timed elsewhere)")
+    parser.add_argument("--solutions-only", action="store_true", help="skip the wrong candidates")
     parser.add_argument("--gpu-only", action="store_true", help='only the wrong candidates marked DEVICE = "cuda"')
     parser.add_argument("--shard", default="0/1", help="K/N: only every N-th task from the K-th (one GPU each)")
     parser.add_argument("--skip-category", nargs="*", default=[], help="leave out the tasks of these categories")
@@ -50,7 +51,8 @@ def main(argv: list[str] | None = None) -> int:
         except TaskError as exc:
             bad = True
             print(f"BAD {task.name}: {exc}")
-    pairs = [(t, p) for t in tasks for p in [*([] if args.wrong_only else [t.solution_file]), *t.wrong_files()]]
+    pairs = [(t, p) for t in tasks for p in
+             [*([] if args.wrong_only else [t.solution_file]), *([] if args.solutions_only else t.wrong_files())]]
     if args.gpu_only:
         pairs = [(t, p) for t, p in pairs if required_device(p) == "cuda"]
     for path in [p for _, p in pairs if not judged_on(p, args.device)]:
@@ -61,16 +63,24 @@ def main(argv: list[str] | None = None) -> int:
         def run(pair):
             task, path = pair
             start = time.monotonic()
-            evaluation = evaluator.evaluate(task, Candidate(str(path), task.name, path.read_text()))
+            try:
+                evaluation = evaluator.evaluate(task, Candidate(str(path), task.name, path.read_text()))
+            except KbxError as exc:  # not judged (the reference or the trusted worker failed): a BAD line
+                return task, path, exc, time.monotonic() - start
             return task, path, evaluation, time.monotonic() - start
 
         with ThreadPoolExecutor(max_workers=args.workers) as pool:  # lines in completion order: a killed sweep
             for future in as_completed([pool.submit(run, pair) for pair in pairs]):  # keeps what it finished
                 task, path, evaluation, took = future.result()
+                label = f"{task.name}/{path.relative_to(task.path).with_suffix('')}"
+                if isinstance(evaluation, KbxError):
+                    bad = True
+                    print(f"BAD {label:48s} NOT JUDGED       ({took:5.1f}s) {type(evaluation).__name__}: "
+                          f"{str(evaluation)[:200]}", flush=True)
+                    continue
                 expected = expected_status(path)
                 ok = got_expected(path, evaluation.status.value)
                 bad |= not ok
-                label = f"{task.name}/{path.relative_to(task.path).with_suffix('')}"
                 message = "" if ok and expected == "PASSED" else (evaluation.message or "")[:160]
                 print(f"{'ok ' if ok else 'BAD'} {label:48s} {evaluation.status.value:16s} "
                       f"(expected {expected}; {took:5.1f}s) {message}", flush=True)

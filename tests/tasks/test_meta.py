@@ -123,6 +123,24 @@ def test_a_baseline_and_an_uncompetitive_one_are_read_and_optional(task_copy):
     assert task.baseline_source.startswith("def baseline(input, approximate='none'):")
 
 
+def test_a_bench_workload_may_name_the_gpu_memory_it_needs(task_copy):
+    assert all(w.min_gpu_gib is None for w in read_task(GELU).workloads)
+    corrupt(task_copy, '"role": "bench",', '"role": "bench", "min_gpu_gib": 139,')
+    bench = read_task(task_copy).workloads_for(("bench",))
+    assert [w.min_gpu_gib for w in bench] == [139.0, None]  # the first bench workload alone
+
+
+@pytest.mark.parametrize(("old", "new", "problem"), [
+    ('"role": "bench",', '"role": "bench", "min_gpu_gib": 0,', "min_gpu_gib must be a positive number"),
+    ('"role": "bench",', '"role": "bench", "min_gpu_gib": "80",', "min_gpu_gib must be a positive number"),
+    ('"role": "check",', '"role": "check", "min_gpu_gib": 80,', "only a bench workload may name min_gpu_gib"),
+])
+def test_a_malformed_gpu_memory_need_is_refused(task_copy, old, new, problem):
+    corrupt(task_copy, old, new)
+    with pytest.raises(TaskError, match=problem):
+        read_task(task_copy)
+
+
 def test_missing_bench_workload(task_copy):
     text = (task_copy / "task.py").read_text().replace('"role": "bench"', '"role": "check"')
     (task_copy / "task.py").write_text(text)

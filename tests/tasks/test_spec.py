@@ -58,6 +58,17 @@ def test_a_reduction_length_may_name_an_entry_of_a_shape_parameter():
     assert contract.tolerance("float16", Workload("bench", "bench", params)).atol == pytest.approx(1e-3 * 65**0.5)
 
 
+def test_a_gpu_leaves_out_the_workloads_that_need_more_memory_than_it_has(suite):
+    task = suite["relu"]
+    big = Workload("bench_huge", "bench", {"shape": [1 << 16, 1 << 15]}, min_gpu_gib=139.0)
+    task = dataclasses.replace(task, workloads=(*task.workloads, big))
+    assert task.fit_to_gpu(None) == (task, ())
+    assert task.fit_to_gpu(140 * 2**30) == (task, ())
+    fitted, left = task.fit_to_gpu(80 * 2**30)
+    assert left == ("bench_huge",) and big not in fitted.workloads
+    assert fitted.workloads == task.workloads[:-1] and fitted.version == task.version
+
+
 def test_a_task_finds_its_files_and_workloads(suite):
     gelu = suite["gelu"]
     assert gelu.category in CATEGORIES

@@ -33,7 +33,7 @@ from kbx.tasks.spec import (
 
 _TASK_KEYS = {"name", "category", "level", "signature", "dtypes", "contract", "workloads"}
 _OPTIONAL_TASK_KEYS = {"forbidden", "input_ranges", "perturb", "defaults_kept", "uncompetitive_baseline"}
-_WORKLOAD_KEYS = {"name", "role", "params"}
+_WORKLOAD_KEYS = {"name", "role", "params", "min_gpu_gib"}
 _MAKE_INPUTS_PARAMS = ("workload", "dtype", "generator")
 
 
@@ -313,7 +313,8 @@ class _Reader:
             params = item.get("params", {})
             if not isinstance(params, dict):
                 raise self.fail(f"workload {item['name']!r} params must be a dict")
-            workloads.append(Workload(item["name"], item["role"], MappingProxyType(dict(params))))
+            workloads.append(Workload(item["name"], item["role"], MappingProxyType(dict(params)),
+                                      self._min_gpu_gib(item)))
         names = [w.name for w in workloads]
         if len(set(names)) != len(names):
             raise self.fail("workload names repeat")
@@ -321,6 +322,19 @@ class _Reader:
             if not any(w.role == role for w in workloads):
                 raise self.fail(f"needs at least one {role!r} workload")
         return tuple(workloads)
+
+
+    def _min_gpu_gib(self, item: dict[str, Any]) -> float | None:
+        """A workload's `min_gpu_gib`, validated: a positive number, on a bench workload only (a GPU that skips a
+        check workload would judge less than the contract says)."""
+        value = item.get("min_gpu_gib")
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+            raise self.fail(f"workload {item['name']!r}: min_gpu_gib must be a positive number of GiB")
+        if item["role"] != "bench":
+            raise self.fail(f"workload {item['name']!r}: only a bench workload may name min_gpu_gib")
+        return float(value)
 
 
 def _bound_names(node: ast.stmt) -> set[str]:

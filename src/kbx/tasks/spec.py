@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -124,6 +124,9 @@ class Workload:
     """One of ROLES."""
     params: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     """JSON-like parameters (shapes, dims, flags) interpreted by the task's `make_inputs`."""
+    min_gpu_gib: float | None = None
+    """For a bench workload: the GPU memory (GiB, as torch reports the device's total) it is known to fit in; a GPU
+    with less skips it and says so (`fit_to_gpu`). None: it fits any GPU kbx runs on."""
 
 
 @dataclass(frozen=True)
@@ -289,6 +292,17 @@ class Task:
 
     def wrong_files(self) -> list[Path]:
         return sorted((self.path / "wrong").glob("*.py"))
+
+    def fit_to_gpu(self, memory_bytes: int | None) -> tuple[Task, tuple[str, ...]]:
+        """This task without the workloads that need more GPU memory than `memory_bytes` (None: unknown, none
+        left out), and the names of those left out."""
+        if memory_bytes is None:
+            return self, ()
+        left = tuple(w.name for w in self.workloads
+                     if w.min_gpu_gib is not None and w.min_gpu_gib * 2**30 > memory_bytes)
+        if not left:
+            return self, ()
+        return replace(self, workloads=tuple(w for w in self.workloads if w.name not in left)), left
 
     def workloads_for(self, roles: tuple[str, ...]) -> tuple[Workload, ...]:
         return tuple(w for w in self.workloads if w.role in roles)

@@ -8,7 +8,7 @@ import pytest
 
 from kbx.errors import ReferenceFailed
 from kbx.evaluation.orchestrator.gpu_gate import GpuGate
-from kbx.evaluation.orchestrator.short_of_memory import PHASE, alone_if_short, short_of_memory
+from kbx.evaluation.orchestrator.short_of_memory import PHASE, alone_if_short, left_out_note, short_of_memory
 from kbx.evaluation.result import Evaluation
 from kbx.status import Status
 
@@ -92,3 +92,11 @@ def test_a_reference_out_of_memory_beside_another_is_judged_alone_and_other_fail
 
 def test_without_a_gate_the_run_happens_once():
     assert alone_if_short(None, lambda: outcome(Status.OUT_OF_MEMORY)).status is Status.OUT_OF_MEMORY
+
+
+def test_the_workloads_a_gpu_left_out_are_noted_in_the_message():
+    gpu = {"memory_bytes": 80 * 2**30}
+    assert left_out_note("", (), gpu) == "" and left_out_note("MISMATCH at x", (), gpu) == "MISMATCH at x"
+    note = "not run on this GPU (80 GiB): bench_over_2_31, which need more memory"
+    assert left_out_note("", ("bench_over_2_31",), gpu) == note
+    assert left_out_note("slow", ("bench_over_2_31",), gpu) == f"{note}; slow"

@@ -35,7 +35,7 @@ from kbx.evaluation.orchestrator.handover import Inbox
 from kbx.evaluation.orchestrator.performance import PerformanceStage
 from kbx.evaluation.orchestrator.published_only import bench_only, noted, shrinking_breaks
 from kbx.evaluation.orchestrator.sandbox import Limits, WorkerRun, run_worker, scratch_root, start_zygote
-from kbx.evaluation.orchestrator.short_of_memory import alone_if_short
+from kbx.evaluation.orchestrator.short_of_memory import alone_if_short, left_out_note
 from kbx.evaluation.orchestrator.timed_slots import Performance
 from kbx.evaluation.orchestrator.trusted_client import TrustedWorker
 from kbx.evaluation.protocol import CaseStart
@@ -120,6 +120,7 @@ class Evaluator:
             NotJudged: this machine cannot judge it (a CUDA candidate that compiled, where there is no GPU).
         """
         start = time.monotonic()
+        task, left_out = task.fit_to_gpu(self.environment.get("memory_bytes") if self.device == "cuda" else None)
         base = self._base(task, candidate)
         verdict = check_static(
             candidate.code, task.entry_point, task.signature, candidate.problem, task.forbidden, task.module,
@@ -140,7 +141,8 @@ class Evaluator:
                            kernelbench=self._rule(task, part, lambda: kernelbench.after_build(status, message)))
         prepared.require(self.device)
         memory = memory_gate(self.gpu) if self.device == "cuda" else None  # beside others: see short_of_memory
-        return alone_if_short(memory, lambda: self._run(task, candidate, part, base, prepared, (start, static_s)))
+        evaluation = alone_if_short(memory, lambda: self._run(task, candidate, part, base, prepared, (start, static_s)))
+        return replace(evaluation, message=left_out_note(evaluation.message, left_out, self.environment))
 
     def _run(self, task: Task, candidate: Candidate, part: Part, base: Evaluation, prepared: Prepared,
              started: tuple[float, float]) -> Evaluation:

@@ -8,6 +8,9 @@ memory gate (`gpu_gate.memory_gate`) shared for its whole run; one that ran shor
 too runs once more holding it exclusively, and that run's outcome is its outcome. Only memory a candidate cannot
 get alone is held against it.
 
+A bench workload may need more memory than a GPU has (`Workload.min_gpu_gib`): that GPU leaves it out, and
+`left_out_note` says so in the message.
+
 Short of memory: the candidate's OUT_OF_MEMORY, a worker killed as if out of memory (CRASHED, SIGKILL), or the
 trusted worker or the task's reference out of memory (`ReferenceFailed`, NOT JUDGED). The first attempt's seconds
 are kept in the outcome's phases (`short_of_memory`).
@@ -19,6 +22,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 from kbx.errors import ReferenceFailed
 from kbx.evaluation.orchestrator.gpu_gate import GpuGate
@@ -79,3 +83,13 @@ def alone_if_short(gate: GpuGate | None, run: Callable[[], Evaluation]) -> Evalu
     finally:
         gate.release_exclusive()
     return replace(evaluation, phases={**evaluation.phases, PHASE: round(first, 3)})
+
+
+def left_out_note(message: str, left_out: tuple[str, ...], environment: dict[str, Any]) -> str:
+    """An evaluation's message with the note of the workloads this GPU left out for want of memory
+    (`Task.fit_to_gpu`), if any."""
+    if not left_out:
+        return message
+    gib = environment.get("memory_bytes", 0) / 2**30
+    note = f"not run on this GPU ({gib:.0f} GiB): {', '.join(left_out)}, which need more memory"
+    return f"{note}; {message}" if message else note

@@ -64,8 +64,6 @@ TASK = {
         {"name": "bench_channels_last", "role": "bench",
          "params": {"shape": [256, 256, 128, 128], "affine": True, "params": "float32",
                     "layout": "channels_last"}},
-        {"name": "bench_over_2_31", "role": "bench",
-         "params": {"shape": [32, 64, 1024, 1025], "affine": True, "params": "float32"}},
     ],
 }
 
