@@ -70,3 +70,19 @@ def test_a_cached_pair_is_not_evaluated_again(tmp_path, suite):
             _evaluate_in_two_parts([evaluator], pairs, Writer(store, run, 1, None, use_cache=True), jobs=1)
         assert store.rows("r2")[0]["cached_from"] == "r1"
     assert [part for part, _ in evaluator.log] == ["correctness", "timing"]
+
+
+def test_a_resumed_run_times_what_its_interrupted_first_run_had_checked(tmp_path, suite):
+    pairs = [(suite[n], Candidate(f"{n}.py", n, f"# {n}\n")) for n in ("relu", "gelu")]
+    first, second = FakeEvaluator(failing=set()), FakeEvaluator(failing=set())
+    with Store(tmp_path / "k.db") as store:
+        store.begin_run("r1", method="test", model=None, device="cuda", git_sha=None, harness="h", config={},
+                        environment={}, secret_seed=1)
+        writer = Writer(store, "r1", 2, None, use_cache=True)
+        for task, candidate in pairs:  # interrupted after every correctness part, before any timing
+            assert writer.correctness_part(first, task, candidate)[1] is False
+        assert store.rows("r1") == []
+        _evaluate_in_two_parts([second], pairs, Writer(store, "r1", 2, None, use_cache=True), jobs=1)
+        rows = {r["task"]: r for r in store.rows("r1")}
+    assert [part for part, _ in second.log] == ["timing", "timing"]
+    assert [c["role"] for c in rows["relu"]["cases"]] == ["smoke", "bench"] and rows["gelu"]["speedup_eager"] == 2.0

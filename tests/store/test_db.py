@@ -40,6 +40,17 @@ def test_a_pair_is_stored_once_per_run(tmp_path):
         assert store.done("run1") == {("relu", "a.py")}
 
 
+def test_a_first_part_is_kept_per_run_pair_and_cache_key(tmp_path):
+    with Store(tmp_path / "k.db") as store:
+        _begin(store)
+        assert store.first_part("run1", "relu", "a.py", "key1") is None
+        store.add_first_part("run1", _row(), "key1")
+        assert store.first_part("run1", "relu", "a.py", "key1") == _row()
+        assert store.first_part("run1", "relu", "a.py", "key2") is None  # the task or the machine changed
+        assert store.first_part("run2", "relu", "a.py", "key1") is None
+        assert store.rows("run1") == []  # not an evaluation: nothing is reported from it
+
+
 def test_cache_lookup_returns_the_original_evaluation_not_a_served_copy(tmp_path):
     with Store(tmp_path / "k.db") as store:
         _begin(store, "run1")
@@ -125,8 +136,9 @@ def test_a_version_1_store_migrates_and_keeps_its_runs(tmp_path):
     with Store(path) as store:
         assert [r.run_id for r in store.runs()] == ["old"]
         assert store.generations("old") == []
+        assert store.first_part("old", "relu", "a.py", "k") is None
     with sqlite3.connect(path) as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
 
 
 def test_generations_round_trip_and_are_stored_once(tmp_path):

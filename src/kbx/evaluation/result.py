@@ -39,6 +39,13 @@ class CaseResult:
             "mutated_inputs": list(self.mutated_inputs),
         }
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any], index: int) -> CaseResult:
+        """A case back from its row entry (`to_json`), which does not hold its index."""
+        return cls(index, data["workload"], data["dtype"], data["seed"] == "secret", Status(data["status"]),
+                   data.get("message", ""), tuple(Comparison.from_json(c) for c in data.get("outputs", [])),
+                   tuple(data.get("mutated_inputs", [])), data.get("role", ""))
+
 
 @dataclass(frozen=True)
 class Evaluation:
@@ -131,3 +138,20 @@ class Evaluation:
             "performance": self.performance,
             "kernelbench": None if self.kernelbench is None else self.kernelbench.to_json(),
         }
+
+    @classmethod
+    def from_json(cls, row: dict[str, Any]) -> Evaluation:
+        """An evaluation back from its results.jsonl row (`to_json`; the derived fields are dropped)."""
+        kernelbench = row.get("kernelbench")
+        return cls(
+            task=row["task"], category=row["category"], candidate=row["candidate"],
+            candidate_hash=row["candidate_hash"], status=Status(row["status"]), message=row["message"],
+            stage=row["stage"], device=row["device"], task_version=row["task_version"],
+            cases=tuple(CaseResult.from_json(c, i) for i, c in enumerate(row.get("cases", []))),
+            elapsed_s=float(row.get("elapsed_s", 0.0)), worker_output=row.get("worker_output", ""),
+            error=row.get("error", ""), provenance=dict(row.get("provenance", {})),
+            environment=dict(row.get("environment", {})), phases=dict(row.get("phases", {})),
+            performance=row.get("performance"),
+            kernelbench=None if kernelbench is None else RuleVerdict.from_json(kernelbench),
+            policy=Policy(row.get("policy", Policy.KERNEL.value)),
+        )

@@ -326,7 +326,8 @@ def _evaluate_in_two_parts(evaluators: Sequence[Evaluator], todo: list[tuple[Tas
     waits for every case running there; run together, one candidate's minutes of autotuning on many shapes kept
     other candidates' stages waiting (1,253 s of waits in 24 evaluations on 4 H200s, 2026-11-22). Apart, the
     stages wait only for bench cases. Failures and cache hits are stored after the first part, the rest after
-    the second; a killed run loses only the unfinished pairs' first parts."""
+    the second; a passing first part is kept in the store meanwhile (`Writer.correctness_part`), so a killed run
+    loses only the parts in flight, and its resumption goes on to time what it had checked."""
     evaluations: list[Evaluation] = []
     halfway: list[tuple[Task, Candidate, Evaluation]] = []
     for task, candidate, evaluation, done in run_all(

@@ -69,15 +69,20 @@ class Writer:
     def correctness_part(self, evaluator: Evaluator, task: Task, candidate: Candidate
                          ) -> tuple[Evaluation | None, bool]:
         """The first part of a two-part evaluation: (the evaluation, True) when it is final and stored (served
-        from cache, failed, or nothing left to time), (the passing first part, False) when it waits to be timed."""
+        from cache, failed, or nothing left to time), (the passing first part, False) when it waits to be timed.
+        A passing first part is kept in the store, so a run interrupted before timing it resumes with its timing."""
         key = work_key(evaluator, task, candidate)
         if (self._use_cache and candidate.code is not None and self._store.cached(key) is not None) \
                 or not task.workloads_for(("bench",)):
             return self.evaluate(evaluator, task, candidate), True
+        kept = self._store.first_part(self._run_id, task.name, candidate.name, key)
+        if kept is not None:  # checked before this run was interrupted: only its timing is left
+            return Evaluation.from_json(kept), False
         with self._judgeable(task, candidate):
             evaluation = evaluator.evaluate(task, candidate, part="correctness")
             if evaluation.status is not Status.PASSED:
                 return self._store_fresh(evaluation, candidate, key), True
+            self._store.add_first_part(self._run_id, evaluation.to_json(), key)
             return evaluation, False
         return None, True
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from kbx.errors import KbxError
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _MIGRATIONS: dict[int, str] = {
     1: """
@@ -93,6 +93,17 @@ _MIGRATIONS: dict[int, str] = {
         raw_json TEXT NOT NULL,
         created_at REAL NOT NULL,
         UNIQUE (run_id, task, sample, iteration)
+    );
+    """,
+    3: """
+    CREATE TABLE first_parts (
+        run_id TEXT NOT NULL REFERENCES runs(run_id),
+        task TEXT NOT NULL,
+        candidate TEXT NOT NULL,
+        cache_key TEXT NOT NULL,
+        row_json TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        UNIQUE (run_id, task, candidate)
     );
     """,
 }
@@ -214,6 +225,21 @@ class Store:
                  cached_from, time.time(), json.dumps(row.get("provenance", {})), json.dumps(row)),
             )
             return cursor.rowcount == 1
+
+    def add_first_part(self, run_id: str, row: dict[str, Any], cache_key: str) -> None:
+        """Keep the passing correctness part of a two-part evaluation (`kbx.running.writer`) until its timing part
+        is stored: a resumed run times it without checking it again."""
+        with self._transaction() as db:
+            db.execute("INSERT OR REPLACE INTO first_parts VALUES (?, ?, ?, ?, ?, ?)",
+                       (run_id, row["task"], row["candidate"], cache_key, json.dumps(row), time.time()))
+
+    def first_part(self, run_id: str, task: str, candidate: str, cache_key: str) -> dict[str, Any] | None:
+        """The run's kept correctness part of (task, candidate), if it was kept under the same cache key."""
+        found = self._db.execute(
+            "SELECT row_json FROM first_parts WHERE run_id = ? AND task = ? AND candidate = ? AND cache_key = ?",
+            (run_id, task, candidate, cache_key),
+        ).fetchone()
+        return None if found is None else json.loads(found[0])
 
     def add_generation(self, run_id: str, generation: dict[str, Any]) -> bool:
         """Store one model call (`kbx.generate.record.Generation.to_json()`); False if the run already had it."""

@@ -156,6 +156,26 @@ def test_running_out_of_memory_costs_that_request_alone(monkeypatch):
     assert second == ("ok", {"bytes": 1})
 
 
+def test_an_orchestrator_gone_mid_request_ends_the_worker_quietly(monkeypatch):
+    """An interrupted run closes its end while a request is being served: the worker returns, no traceback."""
+    from multiprocessing import Pipe
+
+    from kbx.evaluation.trusted import worker
+
+    monkeypatch.setattr(worker.signal, "signal", lambda *args: None)
+    monkeypatch.setattr(worker, "set_undumpable", lambda: None)
+    ours, theirs = Pipe()
+
+    def work(self, **payload):
+        ours.close()  # the orchestrator goes away before the answer
+        return {"bytes": 1}
+
+    monkeypatch.setattr(worker._State, "work", work)
+    ours.send(("work", {"task_dir": str(RELU.path)}))
+    ours.send(("work", {"task_dir": str(RELU.path)}))
+    worker.serve(theirs, "cpu")  # returns (before the fix: BrokenPipeError); the send fails, so would the next recv
+
+
 def test_shared_outputs_without_their_descriptors_are_unreadable_and_every_descriptor_is_closed(tmp_path):
     """The file and the descriptors beside it are the candidate process's: a `shared` marker with no descriptor
     (or on a device that shares nothing) is an unreadable case, and descriptors sent along are closed either way."""

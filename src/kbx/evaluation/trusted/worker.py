@@ -56,7 +56,7 @@ def serve(conn: Connection, device: str, gpu: str | None = None) -> None:
     while True:
         try:
             message = conn.recv()
-        except EOFError:
+        except (EOFError, OSError):  # the orchestrator closed or went away (an interrupted run): nothing to answer
             return
         if message is None:
             return
@@ -84,9 +84,19 @@ def serve(conn: Connection, device: str, gpu: str | None = None) -> None:
                 reply = ("error", traceback.format_exc())
         broken = state.device_broken()
         if broken is not None:  # every later CUDA call here would fail too: this process is done
-            conn.send(("lost", f"the trusted worker's GPU context broke ({broken})"))
+            _answer(conn, ("lost", f"the trusted worker's GPU context broke ({broken})"))
             return
+        if not _answer(conn, reply):
+            return
+
+
+def _answer(conn: Connection, reply: tuple[str, Any]) -> bool:
+    """Send `reply`; False when the orchestrator is gone (an interrupted run closed its end)."""
+    try:
         conn.send(reply)
+    except OSError:  # BrokenPipeError, ConnectionResetError
+        return False
+    return True
 
 
 def _out_of_memory(exc: BaseException) -> bool:
