@@ -50,3 +50,14 @@ def test_an_evaluation_that_cannot_be_judged_is_a_log_line_above_the_status_line
     writer.not_judged(SimpleNamespace(name="eigh"), SimpleNamespace(name="s.py"), ReferenceFailed("cusolver"))
     assert stream.getvalue().startswith("\r\x1b[K[1/2] eigh") and "NOT JUDGED" in stream.getvalue()
     assert "1/2 done, 0 passed" in stream.getvalue() and writer.unjudged == ["cusolver"]
+
+
+def test_work_that_fails_as_an_interrupted_run_closes_is_not_reported():
+    from kbx.errors import ReferenceFailed
+
+    stream = _Tty()
+    writer = Writer(store=None, run_id="r", total=2, progress=stream, use_cache=False)
+    writer.stopped = True
+    writer.not_judged(SimpleNamespace(name="conv2d"), SimpleNamespace(name="s.py"),
+                      ReferenceFailed("the trusted worker died (exit code 0) while serving 'check'"))
+    assert stream.getvalue() == "" and writer.unjudged == []

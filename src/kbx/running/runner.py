@@ -236,6 +236,7 @@ def _run(
                             options.use_cache)
             generated, interrupted = _execute(evaluators, todo, writer, jobs, result, generating, options,
                                               (store, run_id, run_env.get("gpu")))
+            writer.stopped = interrupted
             result.served_from_cache = writer.served
             result.unjudged = list(writer.unjudged)
             result.elapsed_s = time.monotonic() - start

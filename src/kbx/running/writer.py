@@ -45,6 +45,9 @@ class Writer:
         self._use_cache = use_cache
         self._lock = Lock()
         self.unjudged: list[str] = []
+        self.stopped = False
+        """Set when the run was interrupted: work still in flight then fails as its workers close, which says
+        nothing of its task, so it is neither reported nor kept in `unjudged` (`--resume` evaluates it)."""
 
     def evaluate(self, evaluator: Evaluator, task: Task, candidate: Candidate) -> Evaluation | None:
         """The fresh Evaluation, or None when the store already had the same work or it could not be judged."""
@@ -109,6 +112,8 @@ class Writer:
     def not_judged(self, task: Task, candidate: Candidate, problem: NotJudged) -> None:
         """Reports an evaluation its task could not judge, and keeps why in `unjudged`."""
         with self._lock:
+            if self.stopped:
+                return
             self.unjudged.append(str(problem))
             self._done += 1
             self._show(f"[{self._done}/{self._total}] {task.name:28s} {'NOT JUDGED':16s} {candidate.name} - {problem}")
