@@ -323,7 +323,6 @@ class _Reader:
                 raise self.fail(f"needs at least one {role!r} workload")
         return tuple(workloads)
 
-
     def _min_gpu_gib(self, item: dict[str, Any]) -> float | None:
         """A workload's `min_gpu_gib`, validated: a positive number, on a bench workload only (a GPU that skips a
         check workload would judge less than the contract says)."""
