@@ -5,7 +5,8 @@
 set -u
 limit=$1; shift
 resume=${1:-}; shift || true
-# The peaks cache lives beside the store, so carrying kbx-out/gpu spares the next call measuring them again.
+# The peaks and torch.compile caches live beside the store, so carrying kbx-out/gpu spares the next call measuring
+# the peaks and compiling the baselines again.
 export PYTHONPATH=src KBX_STORE=kbx-out/gpu/kbx.db KBX_CACHE_DIR=kbx-out/gpu/cache
 mkdir -p kbx-out/gpu "${OUT:-kbx-out/gpu}"
 nvidia-smi --query-gpu=index,name,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader

@@ -29,10 +29,17 @@ MATMUL_SECONDS = 0.3
 """Rough device time spent timing each dtype's matmul (after its warm-up)."""
 
 
+def cache_root() -> Path:
+    """`$KBX_CACHE_DIR`, else `~/.cache/kbx`: measured peaks (`peaks/`) and the trusted worker's torch.compile
+    caches (`inductor/`, `kbx.evaluation.orchestrator.trusted_client`) live under it, so carrying this one folder to
+    another machine of the same kind carries them all."""
+    root = os.environ.get("KBX_CACHE_DIR")
+    return Path(root) if root else Path.home() / ".cache" / "kbx"
+
+
 def cache_dir() -> Path:
     """Where peaks are cached: `$KBX_CACHE_DIR/peaks`, or `~/.cache/kbx/peaks`."""
-    root = os.environ.get("KBX_CACHE_DIR")
-    return (Path(root) if root else Path.home() / ".cache" / "kbx") / "peaks"
+    return cache_root() / "peaks"
 
 
 def device_fingerprint(device: Any = None) -> dict[str, str]:

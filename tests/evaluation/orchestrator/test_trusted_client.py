@@ -12,7 +12,7 @@ import torch
 
 from kbx.errors import ReferenceFailed
 from kbx.evaluation.cases import plan_cases, workload_of
-from kbx.evaluation.orchestrator.trusted_client import TrustedWorker, _task_of
+from kbx.evaluation.orchestrator.trusted_client import INDUCTOR_CACHE, TrustedWorker, _environment, _task_of
 from kbx.evaluation.outputs import pack_outputs
 from kbx.tasks.meta import read_task
 from kbx.tasks.module import import_task
@@ -72,3 +72,11 @@ def test_a_failure_names_the_task_it_was_about():
     assert _task_of({"task_dir": "/suite/Activation/relu"}) == "task relu: "
     assert _task_of({"task_dir": "/kb/level1/19_ReLU.py"}) == "task level1/19_ReLU: "
     assert _task_of({}) == ""
+
+
+def test_the_trusted_workers_compile_cache_lives_under_kbxs_cache_root_unless_placed(monkeypatch, tmp_path):
+    monkeypatch.setenv("KBX_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv(INDUCTOR_CACHE, raising=False)
+    assert _environment()[INDUCTOR_CACHE] == str(tmp_path / "inductor")
+    monkeypatch.setenv(INDUCTOR_CACHE, "/elsewhere")
+    assert _environment()[INDUCTOR_CACHE] == "/elsewhere"

@@ -21,6 +21,7 @@ import kbx
 from kbx.errors import KbxError, ReferenceFailed
 from kbx.evaluation.orchestrator.handover import close_all
 from kbx.evaluation.protocol import DESCRIPTORS, TrustedRequest
+from kbx.timing.peaks import cache_root
 
 
 class TrustedWorker:
@@ -116,15 +117,20 @@ class TrustedWorker:
 
 
 _SOURCE = Path(kbx.__file__).resolve().parent.parent
+INDUCTOR_CACHE = "TORCHINDUCTOR_CACHE_DIR"
+"""torch.compile's cache folder (compiled baselines' graphs and kernels): the trusted worker's is
+`$KBX_CACHE_DIR/inductor` unless set, so it lasts beyond /tmp and travels with the peaks. Only the trusted worker
+writes there: candidates run as another user and never get this variable."""
 """The directory kbx is imported from (a checkout's `src`, or site-packages)."""
 
 
 def _environment() -> dict[str, str]:
     """This process's environment, with the directory kbx is imported from first on the worker's import path (a
-    checkout run with `PYTHONPATH=src`, or from a test runner that put it on `sys.path`)."""
+    checkout run with `PYTHONPATH=src`, or from a test runner that put it on `sys.path`), and torch.compile's caches
+    under kbx's cache root unless the user placed them (`INDUCTOR_CACHE`)."""
     source = str(_SOURCE)
     paths = [source, *(p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != source)]
-    return {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
+    return {INDUCTOR_CACHE: str(cache_root() / "inductor"), **os.environ, "PYTHONPATH": os.pathsep.join(paths)}
 
 
 def _task_of(payload: dict[str, Any]) -> str:
