@@ -117,11 +117,11 @@ class TrustedWorker:
 
 
 _SOURCE = Path(kbx.__file__).resolve().parent.parent
+"""The directory kbx is imported from (a checkout's `src`, or site-packages)."""
 INDUCTOR_CACHE = "TORCHINDUCTOR_CACHE_DIR"
 """torch.compile's cache folder (compiled baselines' graphs and kernels): the trusted worker's is
 `$KBX_CACHE_DIR/inductor` unless set, so it lasts beyond /tmp and travels with the peaks. Only the trusted worker
 writes there: candidates run as another user and never get this variable."""
-"""The directory kbx is imported from (a checkout's `src`, or site-packages)."""
 
 
 def _environment() -> dict[str, str]:
