@@ -34,6 +34,18 @@ def patch() -> None:
     conv.Conversation.on_event = on_event
 
 
+def slow_calls(cases: list, log: list, over_s: float) -> list[str]:
+    """The cases whose call+save took longer than `over_s` (on a GPU: mostly a new compilation)."""
+    slow, started_at, current = [], None, None
+    for at, name, index in log:
+        if name == "case_start":
+            current = cases[index] if index is not None and index < len(cases) else None
+            started_at = at
+        elif name == "case_done" and started_at is not None and current is not None and at - started_at > over_s:
+            slow.append(f"{at - started_at:6.2f} s  {current.role} {current.workload} {current.dtype}")
+    return slow
+
+
 def summarise(cases: list, log: list) -> dict[str, list[float]]:
     """Seconds by (role, step) over one evaluation's log."""
     by_role: dict[str, list[float]] = collections.defaultdict(lambda: [0.0, 0.0, 0.0, 0])
@@ -61,6 +73,8 @@ def main() -> None:
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--tasks", nargs="+", default=["relu", "softmax"])
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--part", default="all", choices=["all", "correctness"])
+    parser.add_argument("--slow", type=float, default=0.0, help="list cases whose call took longer (s); 0: none")
     args = parser.parse_args()
     patch()
     from kbx.evaluation.cases import plan_cases, reproducibility_cases
@@ -72,7 +86,7 @@ def main() -> None:
                 candidate = Candidate("solution", task.name, (task.path / "solution.py").read_text())
                 LOG.clear()
                 began = time.monotonic()
-                evaluation = evaluator.evaluate(task, candidate, part="all")
+                evaluation = evaluator.evaluate(task, candidate, part=args.part)
                 total = time.monotonic() - began
                 cases = plan_cases(task, evaluator.device, evaluator.secret_seed)
                 cases += reproducibility_cases(task, cases, evaluator.secret_seed)
@@ -84,6 +98,9 @@ def main() -> None:
                     print("   ", evaluation.message[:600], "|", (evaluation.worker_output or "")[-600:])
                 for role, (inputs, call, judge, n) in summarise(cases, LOG).items():
                     print(f"    {role:6} cases {n:3d}  inputs {inputs:7.2f}  call+save {call:7.2f}  judge {judge:7.2f}")
+                if args.slow:
+                    for line in slow_calls(cases, LOG, args.slow):
+                        print("      slow:", line)
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ from kbx.evaluation.protocol import (
         CaseDone(0, "case_0.pt", (), TorchWork({}, 10),
                  Launches(3, 1, {"sm90_gemm": 2}, {"at::native::fill": 1}, 900, 5000, 8, 4000)),
         Timed(1, "timed_1.json", "timed_1.pt", Launches(1, 0, {}, {}, 0, 100, 0, 4000)),
+        Finished((("*fp32", "*fp32", "i32", "constexpr"), ("*bf16", "i64"))),
     ],
 )
 def test_what_the_worker_writes_reads_back(event):
@@ -54,6 +55,8 @@ def test_what_the_worker_writes_reads_back(event):
         '{"event": "timed", "slot": 0, "measurement": "m", "launches": {"own": 1, "dispatched": 0, '
         '"foreign": [], "stray_torch": {}, "stray_torch_ns": 0, "kernel_ns": 0, "host_bytes": 0, '
         '"largest_input_bytes": 0}}',
+        '{"event": "finished", "launchers": [["*fp32", 3]]}', '{"event": "finished", "launchers": ["*fp32"]}',
+        '{"event": "finished", "launchers": {"a": ["i32"]}}',
     ],
 )
 def test_anything_else_is_unreadable(line):

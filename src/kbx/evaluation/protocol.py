@@ -144,6 +144,9 @@ class Timed:
 @dataclass(frozen=True)
 class Finished:
     name: ClassVar[str] = "finished"
+    launchers: tuple[tuple[str, ...], ...] = ()
+    """The Triton launcher signatures the worker's launches needed (`kbx.evaluation.candidate.triton_host`): the
+    candidate's data, like everything on the channel (`kbx.evaluation.orchestrator.triton_host` checks them)."""
 
 
 @dataclass(frozen=True)
@@ -203,6 +206,10 @@ def _field(name: str, value: Any) -> Any:
         if not isinstance(value, list):
             raise TypeError(name)
         return tuple(_exact(v, str) for v in value)
+    if name == "launchers":
+        if not isinstance(value, list):
+            raise TypeError(name)
+        return tuple(tuple(_exact(t, str) for t in _exact(signature, list)) for signature in value)
     if name == "torch_work":
         ops = value["ops"]
         return TorchWork(_counts(ops), _exact(value["largest_input"], int))

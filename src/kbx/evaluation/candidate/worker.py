@@ -25,6 +25,7 @@ from typing import Any
 from kbx.candidates.policy import Policy
 from kbx.evaluation import protocol
 from kbx.evaluation.candidate.timing import Handover, Timer, refill, traced
+from kbx.evaluation.candidate.triton_host import note_launcher_signatures, noted_signatures, warm_triton
 from kbx.evaluation.confinement.enter import ConfinementSpec, confine, split
 from kbx.evaluation.protocol import TIMED
 
@@ -103,7 +104,7 @@ def main(argv: list[str], fds: tuple[int, int, int] | None = None) -> int:
     while (command := channel.wait_command()) is not None:
         if not session.run(command, timer):
             return 0
-    channel.send(protocol.Finished())
+    channel.send(protocol.Finished(launchers=noted_signatures()))
     return 0
 
 
@@ -135,6 +136,8 @@ def _enter(spec: dict[str, Any], fds: tuple[int, int, int] | None) -> tuple[_Cha
     task = task_at(Path(spec["task_dir"]))
     code = import_task(task)
     _import_what_the_session_uses()
+    if spec["device"] == "cuda":
+        note_launcher_signatures()
     try:
         confine(confinement, spec["job_dir"])
     except OSError as exc:
@@ -205,6 +208,8 @@ def preload() -> None:
 
     _import_what_the_session_uses()
     kbx.evaluation.candidate.torch_compute.import_lazy_parts()
+    warm_triton()
+
 
 
 def _import_what_the_session_uses() -> None:

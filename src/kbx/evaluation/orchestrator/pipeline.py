@@ -25,7 +25,7 @@ from kbx.evaluation.candidate.audit import JOB_PREFIX
 from kbx.evaluation.cases import DEVICE_ROLES, Case, new_secret_seed, plan_cases, reproducibility_cases
 from kbx.evaluation.confinement.enter import default_hidden, for_this_process, unavailable
 from kbx.evaluation.confinement.libc import set_undumpable
-from kbx.evaluation.orchestrator import kernelbench
+from kbx.evaluation.orchestrator import kernelbench, triton_host
 from kbx.evaluation.orchestrator.baselines import BaselineBook
 from kbx.evaluation.orchestrator.conversation import Conversation, refill_case
 from kbx.evaluation.orchestrator.extensions import ExtensionBuilder, Prepared
@@ -89,6 +89,7 @@ class Evaluator:
         self._trusted = TrustedWorker(device, gpu)
         self.device = self._trusted.device
         self._zygote = start_zygote(self.device, gpu)
+        self._triton_host = triton_host.for_device(self.device)
         self.environment = {**self._trusted.environment, "confinement": self.confinement.describe()}
         self.limits = limits if limits.timeout_s else replace(limits, timeout_s=DEFAULT_TIMEOUT_S[self.device])
         self.secret_seed = new_secret_seed() if secret_seed is None else secret_seed
@@ -111,6 +112,8 @@ class Evaluator:
         self._trusted.close()
         if self._zygote is not None:
             self._zygote.close()
+        if self._triton_host is not None:
+            self._triton_host.close()
 
     def evaluate(self, task: Task, candidate: Candidate, part: Part = "all") -> Evaluation:
         """Evaluate one candidate on one task (or one `part` of that). Candidate failures come back as statuses,
@@ -166,7 +169,7 @@ class Evaluator:
             built = _job_extra(candidate, prepared, job_dir)
             run = run_worker(
                 task.path, candidate.code, self.device, self.limits, job_dir, conversation.on_event, self.gpu,
-                self.confinement, self._zygote, inbox, built,
+                self.confinement, self._zygote, inbox, built, self._triton_host,
             )
         finally:
             if stage is not None:
@@ -209,7 +212,8 @@ class Evaluator:
         def start(job_dir: Path, conversation: Conversation, inbox: Inbox) -> WorkerRun:
             built = _job_extra(candidate, prepared, job_dir)
             return run_worker(task.path, candidate.code or "", self.device, self.limits, job_dir,
-                              conversation.on_event, self.gpu, self.confinement, self._zygote, inbox, built)
+                              conversation.on_event, self.gpu, self.confinement, self._zygote, inbox, built,
+                              self._triton_host)
 
         return kernelbench.judge_rule(task, self._trusted, self._trusted_lock, self.limits, self.device, start,
                                       self._gate())

@@ -25,6 +25,7 @@ from typing import Any
 import kbx
 from kbx.evaluation.confinement.enter import ConfinementSpec, default_hidden, for_this_process
 from kbx.evaluation.orchestrator.handover import Inbox
+from kbx.evaluation.orchestrator.triton_host import TritonHost
 from kbx.evaluation.orchestrator.zygote import ForkedWorker, Zygote, ZygoteLost
 from kbx.evaluation.protocol import Event, decode
 
@@ -85,7 +86,7 @@ pipe (a JSON command or "stop"), or None to send nothing. Its time is not charge
 def run_worker(
     task_dir: Path, code: str, device: str, limits: Limits, job_dir: Path, on_event: OnEvent, gpu: str | None = None,
     confinement: ConfinementSpec | None = None, zygote: Zygote | None = None, inbox: Inbox | None = None,
-    extra: Mapping[str, Any] | None = None,
+    extra: Mapping[str, Any] | None = None, triton_host: TritonHost | None = None,
 ) -> WorkerRun:
     """Start a candidate worker and wait for it, killing it at the time limit. The worker learns its work one
     command at a time from `on_event`'s replies, so nothing it can read tells it what comes next. `gpu`: the one
@@ -95,7 +96,9 @@ def run_worker(
     one, or when it is gone, the worker starts as a fresh interpreter. `inbox`: where the worker hands over the
     descriptors of its shared outputs (`kbx.evaluation.orchestrator.handover`); a caller that judges no shared
     output may leave it out. `extra`: more entries of the job spec (a CUDA candidate's extensions, or the build job
-    that compiles them: `kbx.evaluation.orchestrator.extensions`).
+    that compiles them: `kbx.evaluation.orchestrator.extensions`). `triton_host`: Triton's host code, copied into
+    the worker's Triton cache before it starts and told the launchers the worker reported
+    (`kbx.evaluation.orchestrator.triton_host`).
 
     Raises:
         Exception: whatever `on_event` raised (a harness bug); the worker is killed first.
@@ -103,6 +106,8 @@ def run_worker(
     assert limits.timeout_s is not None, "the Evaluator resolves the device's default limit"
     cwd = job_dir / "cwd"
     cwd.mkdir(parents=True)
+    if triton_host is not None:
+        triton_host.seed(cwd / _TRITON_CACHE)
     read_fd, write_fd = os.pipe()
     ack_read_fd, ack_write_fd = os.pipe()
     own_inbox = inbox is None
@@ -124,22 +129,31 @@ def run_worker(
     output = _BoundedReader(stdout)
     acks = os.fdopen(ack_write_fd, "w")
     events = _EventReader(read_fd, on_event, acks, lambda: _kill_group(proc))
-    while proc.poll() is None:
-        if time.monotonic() - start - events.answering_s() > limits.timeout_s:
-            run.timed_out = True
-            _kill_group(proc)
-        time.sleep(0.05)
+    run.timed_out = _wait(proc, start, limits.timeout_s, events)
     run.returncode = proc.returncode
     run.elapsed_s = time.monotonic() - start
     _kill_group(proc)  # grandchildren the candidate may have left behind
     run.output = output.finish()
     run.events = events.finish()
     run.judged_s = events.judged_s
+    if triton_host is not None:
+        triton_host.learn_from(run.events)
     if own_inbox:
         inbox.close()
     if events.failure is not None:
         raise events.failure
     return run
+
+
+def _wait(proc: subprocess.Popen[bytes] | ForkedWorker, start: float, limit_s: float, events: _EventReader) -> bool:
+    """Wait for the worker to end, killing it once it has used `limit_s` of its own time; whether it was killed."""
+    timed_out = False
+    while proc.poll() is None:
+        if time.monotonic() - start - events.answering_s() > limit_s:
+            timed_out = True
+            _kill_group(proc)
+        time.sleep(0.05)
+    return timed_out
 
 
 def _write_spec(
@@ -192,6 +206,8 @@ def _start(
     return proc, proc.stdout
 
 
+_TRITON_CACHE = ".triton"
+"""A worker's Triton cache, in its own directory: its alone, so no candidate loads what another compiled."""
 _WORKER = "from kbx.evaluation.candidate.worker import main; sys.exit(main(sys.argv[1:]))"
 _ZYGOTE = "from kbx.evaluation.candidate.zygote import serve; serve(int(sys.argv[1]))"
 
@@ -214,7 +230,7 @@ def start_zygote(device: str, gpu: str | None) -> Zygote | None:
 
 def _scrubbed_env(cwd: Path, device: str, gpu: str | None = None) -> dict[str, str]:
     env = {k: os.environ[k] for k in _KEEP_ENV if k in os.environ}
-    env.update(HOME=str(cwd), TMPDIR=str(cwd), TRITON_CACHE_DIR=str(cwd / ".triton"))
+    env.update(HOME=str(cwd), TMPDIR=str(cwd), TRITON_CACHE_DIR=str(cwd / _TRITON_CACHE))
     if gpu is not None:
         env["CUDA_VISIBLE_DEVICES"] = gpu
     if device == "cpu":
