@@ -39,3 +39,21 @@ def test_a_plain_script_without_a_main_guard_works(tmp_path):
     result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600, cwd=tmp_path)
     assert result.returncode == 0 and result.stdout.count("status") == 1, result.stderr[-2000:]
     assert "status PASSED" in result.stdout
+
+
+@pytest.mark.slow
+def test_one_evaluator_judges_a_batch_from_threads():
+    """The README's batch: candidates evaluated at once from a thread pool each get their own verdict."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from kbx.candidates.source import Candidate
+    from kbx.evaluation import Evaluator
+    from kbx.tasks.registry import load_suite, select
+
+    task = select(load_suite(), ["relu"])[0]
+    wrong = sorted((task.path / "wrong").glob("*.py"))[0].read_text()
+    batch = [SOLUTION, wrong, SOLUTION, wrong]
+    with Evaluator("cpu", timing=None) as evaluator, ThreadPoolExecutor(4) as pool:
+        verdicts = list(pool.map(
+            lambda code: evaluator.evaluate(task, Candidate("s", "relu", code), part="correctness").correct, batch))
+    assert verdicts == [True, False, True, False]
