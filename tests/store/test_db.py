@@ -1,4 +1,5 @@
 import sqlite3
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -167,3 +168,24 @@ def test_threads_can_write_to_one_store_at_once(tmp_path):
         with ThreadPoolExecutor(8) as pool:
             list(pool.map(lambda i: store.add_generation("r1", replace(generation, sample=i).to_json()), range(200)))
         assert len(store.generations("r1")) == 200
+
+
+def test_threads_read_and_write_one_store_at_once(tmp_path):
+    """A run's jobs share one Store: on Python 3.12 unlocked reads through the one connection failed ("bad parameter
+    or other API misuse") when eight threads read at once, as a resumed `kbx run --jobs 8` does at its start."""
+    with Store(tmp_path / "kbx.db") as store:
+        store.begin_run("r1", method="reference", model=None, device="cuda", git_sha=None, harness="t", config={},
+                        environment={}, secret_seed=1)
+        for i in range(50):
+            store.add_first_part("r1", {"task": f"t{i}", "candidate": "solution"}, f"k{i}")
+
+        def work(i: int) -> None:
+            for j in range(1500):
+                task = f"t{(i + j) % 50}"
+                assert store.first_part("r1", task, "solution", f"k{(i + j) % 50}")["task"] == task
+                assert store.cached(f"k{j}") is None
+                if j % 100 == 0:
+                    store.add_first_part("r1", {"task": task, "candidate": "solution"}, f"k{(i + j) % 50}")
+
+        with ThreadPoolExecutor(8) as pool:
+            list(pool.map(work, range(8)))

@@ -138,8 +138,10 @@ class RunInfo:
 
 
 class Store:
-    """One SQLite file. Safe to share between threads of one process: its transactions are serialised by a lock
-    (one connection cannot hold two transactions at once, so two threads writing together would otherwise fail)."""
+    """One SQLite file. Safe to share between threads of one process: every use of its one connection, reads as well
+    as transactions, holds a lock. One connection cannot hold two transactions at once, and on Python 3.12 two threads
+    reading through it at once fail ("bad parameter or other API misuse", a row read short: seen at the start of a
+    resumed `kbx run --jobs 8`)."""
 
     def __init__(self, path: Path | str | None = None) -> None:
         """Open (or create) the store at `path` (None: `kbx.store.default_store_path()`). Raises KbxError, in one
@@ -167,6 +169,17 @@ class Store:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def _select(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
+        """Every row of a query, read under the lock."""
+        with self._lock:
+            return self._db.execute(sql, params).fetchall()
+
+    def _select_named(self, sql: str, params: tuple[Any, ...] = ()) -> tuple[list[str], list[Any]]:
+        """The column names and every row of a query, read under the lock."""
+        with self._lock:
+            cursor = self._db.execute(sql, params)
+            return [d[0] for d in cursor.description], cursor.fetchall()
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
@@ -235,11 +248,11 @@ class Store:
 
     def first_part(self, run_id: str, task: str, candidate: str, cache_key: str) -> dict[str, Any] | None:
         """The run's kept correctness part of (task, candidate), if it was kept under the same cache key."""
-        found = self._db.execute(
+        found = self._select(
             "SELECT row_json FROM first_parts WHERE run_id = ? AND task = ? AND candidate = ? AND cache_key = ?",
             (run_id, task, candidate, cache_key),
-        ).fetchone()
-        return None if found is None else json.loads(found[0])
+        )
+        return json.loads(found[0][0]) if found else None
 
     def add_generation(self, run_id: str, generation: dict[str, Any]) -> bool:
         """Store one model call (`kbx.generate.record.Generation.to_json()`); False if the run already had it."""
@@ -261,12 +274,12 @@ class Store:
 
     def secret_seed(self, run_id: str) -> int | None:
         """The run's secret seed, for resuming it (the runner's use only; reports show it once the run ended)."""
-        found = self._db.execute("SELECT secret_seed FROM run_secrets WHERE run_id = ?", (run_id,)).fetchone()
-        return None if found is None else int(found[0])
+        found = self._select("SELECT secret_seed FROM run_secrets WHERE run_id = ?", (run_id,))
+        return int(found[0][0]) if found else None
 
     def done(self, run_id: str) -> set[tuple[str, str]]:
         """The (task, candidate) pairs the run has evaluated."""
-        rows = self._db.execute("SELECT task, candidate FROM evaluations WHERE run_id = ?", (run_id,))
+        rows = self._select("SELECT task, candidate FROM evaluations WHERE run_id = ?", (run_id,))
         return {(task, candidate) for task, candidate in rows}
 
     def durations(self, device: str) -> dict[str, float]:
@@ -274,7 +287,7 @@ class Store:
         cache, for scheduling the longest first."""
         # SQLite's JSON functions reject the NaN and Infinity that rows may hold (json.dumps writes them): those
         # few rows are read whole in Python.
-        found = self._db.execute(
+        found = self._select(
             "SELECT e.task, CASE WHEN json_valid(e.row_json) THEN json_extract(e.row_json, '$.elapsed_s') END, "
             "CASE WHEN json_valid(e.row_json) THEN NULL ELSE e.row_json END "
             "FROM evaluations e JOIN runs r USING (run_id) WHERE r.device = ? AND e.cached_from IS NULL ORDER BY e.id",
@@ -290,44 +303,42 @@ class Store:
 
     def cached(self, cache_key: str) -> tuple[str, dict[str, Any]] | None:
         """The earliest stored evaluation with this cache key not itself served from cache: (its run, its row)."""
-        found = self._db.execute(
+        found = self._select(
             "SELECT run_id, row_json FROM evaluations WHERE cache_key = ? AND cached_from IS NULL ORDER BY id LIMIT 1",
             (cache_key,),
-        ).fetchone()
-        return None if found is None else (found[0], json.loads(found[1]))
+        )
+        return (found[0][0], json.loads(found[0][1])) if found else None
 
     def code(self, candidate_hash: str) -> str | None:
         """The candidate's source as stored (None when it had none, e.g. a reply with no code block)."""
-        found = self._db.execute("SELECT code FROM candidates WHERE hash = ?", (candidate_hash,)).fetchone()
-        return None if found is None else found[0]
+        found = self._select("SELECT code FROM candidates WHERE hash = ?", (candidate_hash,))
+        return found[0][0] if found else None
 
     def rows(self, run_id: str) -> list[dict[str, Any]]:
         """The run's results.jsonl rows, in the order they were stored, each with `cached_from`."""
-        found = self._db.execute(
-            "SELECT row_json, cached_from FROM evaluations WHERE run_id = ? ORDER BY id", (run_id,)
-        )
+        found = self._select("SELECT row_json, cached_from FROM evaluations WHERE run_id = ? ORDER BY id", (run_id,))
         return [{**json.loads(row), "cached_from": cached_from} for row, cached_from in found]
 
     def runs(self) -> list[RunInfo]:
-        ids = [r[0] for r in self._db.execute("SELECT run_id FROM runs ORDER BY created_at, run_id")]
+        ids = [r[0] for r in self._select("SELECT run_id FROM runs ORDER BY created_at, run_id")]
         return [self.run(run_id) for run_id in ids]
 
     def run(self, run_id: str) -> RunInfo:
         """One run by id, unique id prefix, or `latest` (the one started last)."""
         if run_id == "latest":
-            newest = self._db.execute("SELECT run_id FROM runs ORDER BY created_at DESC, rowid DESC LIMIT 1").fetchone()
-            if newest is None:
+            newest = self._select("SELECT run_id FROM runs ORDER BY created_at DESC, rowid DESC LIMIT 1")
+            if not newest:
                 raise KbxError(f"no run in {self.path} yet")
-            run_id = newest[0]
-        matches = self._db.execute(
-            "SELECT * FROM runs WHERE run_id = ? OR run_id LIKE ? ORDER BY run_id = ? DESC", (run_id, f"{run_id}%",
-                                                                                           run_id)
-        ).fetchall()
+            run_id = newest[0][0]
+        matches = self._select(
+            "SELECT * FROM runs WHERE run_id = ? OR run_id LIKE ? ORDER BY run_id = ? DESC",
+            (run_id, f"{run_id}%", run_id),
+        )
         if not matches or (len(matches) > 1 and matches[0][0] != run_id):
             raise KbxError(f"no run {run_id!r} in {self.path}" if not matches else f"run id {run_id!r} is ambiguous")
         rid, created, method, model, device, sha, harness, config, environment = matches[0]
-        end = self._db.execute("SELECT MAX(ended_at) FROM run_ends WHERE run_id = ?", (rid,)).fetchone()[0]
-        count = self._db.execute("SELECT COUNT(*) FROM evaluations WHERE run_id = ?", (rid,)).fetchone()[0]
+        end = self._select("SELECT MAX(ended_at) FROM run_ends WHERE run_id = ?", (rid,))[0][0]
+        count = self._select("SELECT COUNT(*) FROM evaluations WHERE run_id = ?", (rid,))[0][0]
         return RunInfo(
             rid, created, method, model, device, sha, harness, json.loads(config), json.loads(environment), end,
             self.secret_seed(rid) if end is not None else None, count,
@@ -336,18 +347,17 @@ class Store:
     def usage(self, run_id: str) -> dict[str, Any]:
         """Model calls, tokens and cost of the run's stored generations; the cost is None when any call was unpriced
         (or there were none)."""
-        calls, prompt, completion, cost, priced = self._db.execute(
+        calls, prompt, completion, cost, priced = self._select(
             "SELECT COUNT(*), COALESCE(SUM(prompt_tokens), 0), COALESCE(SUM(completion_tokens), 0), SUM(cost_usd), "
-            "COUNT(cost_usd) FROM generations WHERE run_id = ?", (run_id,)).fetchone()
+            "COUNT(cost_usd) FROM generations WHERE run_id = ?", (run_id,))[0]
         return {"model_calls": calls, "prompt_tokens": prompt, "completion_tokens": completion,
                 "cost_usd": round(cost, 6) if calls and priced == calls else None}
 
     def generations(self, run_id: str) -> list[dict[str, Any]]:
         """The run's model calls in the order they were stored, as `add_generation` took them."""
-        cursor = self._db.execute("SELECT * FROM generations WHERE run_id = ? ORDER BY id", (run_id,))
-        names = [d[0] for d in cursor.description]
+        names, rows = self._select_named("SELECT * FROM generations WHERE run_id = ? ORDER BY id", (run_id,))
         found = []
-        for values in cursor:
+        for values in rows:
             g = dict(zip(names, values))
             usage = {k: g.pop(k) for k in ("prompt_tokens", "completion_tokens", "cost_usd")}
             found.append({**g, "messages": json.loads(g.pop("messages_json")), "raw": json.loads(g.pop("raw_json")),
