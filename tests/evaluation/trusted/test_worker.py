@@ -210,3 +210,36 @@ def test_a_task_is_read_once_while_its_file_stays_the_same_and_again_once_it_cha
     task_file.write_text(task_file.read_text() + "\n# edited\n")
     edited = state._task_code(folder)
     assert len(reads) == 2 and edited is not first and edited.task.version != first.task.version
+
+
+@pytest.mark.parametrize("step", ["_bases", "_gold"])
+def test_no_memory_for_the_float64_run_is_not_a_missing_float64_path(step):
+    """Out of memory for the float64 run raises (the evaluation is judged again alone), where a reference that has
+    no float64 path leaves the tolerances to judge: judged so, an honest fp16 kernel failed a 2^31 bench."""
+    from types import SimpleNamespace
+
+    softmax = read_task(default_suite_root() / "Normalization" / "softmax")
+    code = import_task(softmax)
+    workload = softmax.workload("check_long_rows")
+    inputs = code.make_inputs(workload, "float32", torch.Generator().manual_seed(3))
+    outputs = [code.reference(**inputs)]
+
+    def reference(failure):
+        def run(**given):
+            if any(isinstance(v, torch.Tensor) and v.dtype == torch.float64 for v in given.values()):
+                raise failure
+            return code.reference(**given)
+        return SimpleNamespace(reference=run, task=code.task, make_inputs=code.make_inputs)
+
+    state = _State("cpu")
+    case = {"workload": "check_long_rows", "role": "check", "dtype": "float32", "seed": 3}
+
+    def attempt(failure):
+        fake = reference(failure)
+        if step == "_bases":
+            return state._bases(fake, inputs, outputs, "float32", workload)
+        return state._gold(fake, case, workload)
+
+    assert attempt(TypeError("this reference insists on its dtype")) is None
+    with pytest.raises(torch.OutOfMemoryError):
+        attempt(torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 17.00 GiB"))
