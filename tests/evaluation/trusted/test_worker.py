@@ -212,11 +212,13 @@ def test_a_task_is_read_once_while_its_file_stays_the_same_and_again_once_it_cha
     assert len(reads) == 2 and edited is not first and edited.task.version != first.task.version
 
 
-@pytest.mark.parametrize("step", ["_bases", "_gold"])
+@pytest.mark.parametrize("step", ["bases", "_gold"])
 def test_no_memory_for_the_float64_run_is_not_a_missing_float64_path(step):
     """Out of memory for the float64 run raises (the evaluation is judged again alone), where a reference that has
     no float64 path leaves the tolerances to judge: judged so, an honest fp16 kernel failed a 2^31 bench."""
     from types import SimpleNamespace
+
+    from kbx.evaluation.trusted.bases import bases_if_any
 
     softmax = read_task(default_suite_root() / "Normalization" / "softmax")
     code = import_task(softmax)
@@ -236,10 +238,36 @@ def test_no_memory_for_the_float64_run_is_not_a_missing_float64_path(step):
 
     def attempt(failure):
         fake = reference(failure)
-        if step == "_bases":
-            return state._bases(fake, inputs, outputs, "float32", workload)
+        if step == "bases":
+            return bases_if_any(fake, inputs, outputs, "float32", workload)
         return state._gold(fake, case, workload)
 
     assert attempt(TypeError("this reference insists on its dtype")) is None
     with pytest.raises(torch.OutOfMemoryError):
         attempt(torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 17.00 GiB"))
+
+
+def test_references_kept_for_other_cases_give_way_to_the_case_at_hand(monkeypatch):
+    """Out of memory while the cache holds other cases' references: computed again without them, not left unjudged;
+    with nothing cached to give up, out of memory stands."""
+    state = _State("cpu")
+    code = import_task(RELU)
+    workload = RELU.workload("check_tail")
+    case = {"workload": "check_tail", "role": "check", "dtype": "float32", "seed": 11}
+    computed = state._computed_reference
+    calls = []
+
+    def short_once(*args, **kwargs):
+        calls.append(len(state._references.entries))
+        if len(calls) == 1:
+            raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 16.00 GiB")
+        return computed(*args, **kwargs)
+
+    state._references.keep(("another task", 0, 0, "{}", True), ([torch.zeros(4)], None))
+    monkeypatch.setattr(state, "_computed_reference", short_once)
+    outputs, _ = state._reference(code, case, workload)
+    assert calls == [1, 0] and torch.equal(outputs[0], code.reference(**state._inputs(code, case, workload)))
+    calls.clear()
+    state._references.clear()
+    with pytest.raises(torch.OutOfMemoryError):
+        state._reference(code, {**case, "seed": 12}, workload)

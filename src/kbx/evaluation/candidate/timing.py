@@ -17,6 +17,10 @@ def traced(tracer: Any, inputs: dict[str, Any]) -> Any:
     return contextlib.nullcontext() if tracer is None else tracer.tracing(inputs)
 
 
+_IDLE_BYTES = 1 << 30
+"""Cached but unused GPU memory above which a case gives it back before it is judged."""
+
+
 class Handover:
     """Saves a call's outputs for the trusted worker: small ones in the job's file, large GPU ones shared as CUDA
     descriptors (`kbx.evaluation.cuda_share`) sent ahead of the report. Each shared copy lives until the next
@@ -47,6 +51,15 @@ class Handover:
         for export in self._exports:
             export.close()
         self._exports.clear()
+
+    def give_back_cached(self) -> None:
+        """Return this process's cached but unused GPU memory to the driver, now that the trusted worker judges on the
+        same GPU. At 2^31 elements the temporaries of a task's inputs leave tens of GiB cached here: judging the relu
+        solution's 2^31 bench, the trusted worker's 8 GiB request found 0.4 GiB free of an H200's 140 (2026-11-27)."""
+        import torch
+
+        if self.device == "cuda" and torch.cuda.memory_reserved() - torch.cuda.memory_allocated() > _IDLE_BYTES:
+            torch.cuda.empty_cache()
 
 
 def refill(target: dict[str, Any], fresh: dict[str, Any]) -> dict[str, Any]:

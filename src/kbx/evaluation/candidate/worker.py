@@ -319,6 +319,7 @@ class _Session:
         except BaseException as exc:
             return self._harness_failed(index, exc, "comparing the inputs with their copy or handing the outputs over")
         del result, pristine
+        self.handover.give_back_cached()  # the trusted worker judges next, on this GPU
         self._kept = inputs
         launches = None if self.tracer is None else self.tracer.last
         self.channel.send(protocol.CaseDone(index, path.name, tuple(mutated), tally, launches))

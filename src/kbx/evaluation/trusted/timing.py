@@ -33,11 +33,6 @@ class TimingRequests:
     def _free_cached(self) -> None:
         raise NotImplementedError
 
-    def _bases(
-        self, code: Any, inputs: dict[str, Any], outputs: list[Any], dtype: str, workload: Any
-    ) -> list[Any] | None:
-        raise NotImplementedError
-
     def peaks(self) -> dict[str, Any]:
         """The device's measured peaks (cached on disk per device fingerprint)."""
         from kbx.timing.peaks import load_or_measure_peaks
@@ -65,6 +60,7 @@ class TimingRequests:
         something else (`<side>_differs`: e.g. a precision flag the reference sets that the compiled code does not
         honour) is not timed: a speedup over it would not compare like with like."""
         from kbx.evaluation.outputs import output_items
+        from kbx.evaluation.trusted.bases import bases_if_any
 
         code = self._task_code(Path(task_dir))
         sides = ("eager", "compile") if code.baseline is not None else ("compile",)
@@ -74,7 +70,7 @@ class TimingRequests:
             expected = self._eager_outputs(code, inputs, f"{slot['case']['workload']}/{slot['case']['dtype']}")
             result: dict[str, Any] = self._work_of(code, inputs, expected)
             workload = workload_of(code.task, slot["case"])
-            bases = (self._bases(code, inputs, output_items(expected), slot["case"]["dtype"], workload)
+            bases = (bases_if_any(code, inputs, output_items(expected), slot["case"]["dtype"], workload)
                      if code.task.contract.against_truth else None)
             for side in sides:
                 result.update(self._first_call(code, slot["case"], side, inputs, expected, bases))

@@ -9,6 +9,9 @@ is out of order and always names both the first and the last slice. Workloads se
 last dim and negative dims of 1-D, 2-D and 3-D inputs, with contiguous, transposed and strided inputs and a
 strided (non-contiguous) index. The bench workloads are an embedding-style row gather from a 1M x 1024
 table, a middle-dimension select of a 3-D tensor and a column gather along the last dimension.
+
+`bench_over_2_31` gathers 2097153 rows of 1024 (an output of 2^31 + 1024 elements), where output offsets
+computed in 32 bits overflow; it runs on GPUs with 139 GiB or more (`min_gpu_gib`).
 """
 
 import torch
@@ -40,6 +43,8 @@ TASK = {
          "params": {"shape": [40, 7, 9], "dim": 0, "n_index": 90, "index_layout": "strided"}},
         {"name": "bench_embedding", "role": "bench",
          "params": {"shape": [1048576, 1024], "dim": 0, "n_index": 786432}},
+        {"name": "bench_over_2_31", "role": "bench", "min_gpu_gib": 139,
+         "params": {"shape": [1048576, 1024], "dim": 0, "n_index": 2097153}},
         {"name": "bench_middle", "role": "bench", "params": {"shape": [64, 8192, 1024], "dim": 1, "n_index": 8192}},
         {"name": "bench_columns", "role": "bench",
          "params": {"shape": [8192, 32768], "dim": -1, "n_index": 16384}},

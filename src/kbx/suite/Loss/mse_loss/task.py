@@ -15,6 +15,9 @@ Workloads cover the three reductions on 1-D, 2-D and 3-D tensors whose sizes str
 and a few outliers of +-30 (squared: 900, which a wrong divisor or a lost tail cannot hide). The 'sum' results grow
 with N (up to about 1e5 here); the default tolerances hold: the solution uses at most 2% of the fp32 tolerance
 and, rounding the difference as PyTorch does, matches bf16 exactly.
+
+`bench_over_2_31` (65537 x 32768: 2^31 + 32768 elements, mean) is where offsets computed in 32 bits overflow;
+it runs on GPUs with 139 GiB or more (`min_gpu_gib`).
 """
 
 import torch.nn.functional as F
@@ -48,6 +51,8 @@ TASK = {
         {"name": "check_sum_strided", "role": "check",
          "params": {"shape": [65, 257], "reduction": "sum", "layout": "strided"}},
         {"name": "bench_mean", "role": "bench", "params": {"shape": [32768, 16384], "reduction": "mean"}},
+        {"name": "bench_over_2_31", "role": "bench", "min_gpu_gib": 139,
+         "params": {"shape": [65537, 32768], "reduction": "mean"}},
         {"name": "bench_none", "role": "bench", "params": {"shape": [32768, 16384], "reduction": "none"}},
     ],
 }

@@ -30,6 +30,9 @@ times on the smoke case (more on larger ones), and dropping at inference changes
 
 Inputs are normal values with an offset and outliers (never exactly 0); p covers 0, 0.1, 0.5 and 0.9 and
 training=False; layouts are contiguous, transposed and strided. The seed is drawn with the inputs.
+
+`bench_over_2_31` (65537 x 32768: 2^31 + 32768 elements) is where offsets, or a random stream indexed by a
+32-bit offset, overflow; it runs on GPUs with 139 GiB or more (`min_gpu_gib`).
 """
 
 
@@ -59,6 +62,8 @@ TASK = {
         {"name": "check_p0", "role": "check", "params": {"shape": [65, 129], "p": 0.0}},
         {"name": "check_eval", "role": "check", "params": {"shape": [33, 257], "p": 0.5, "training": False}},
         {"name": "bench", "role": "bench", "params": {"shape": [32768, 16384], "p": 0.5}},
+        {"name": "bench_over_2_31", "role": "bench", "min_gpu_gib": 139,
+         "params": {"shape": [65537, 32768], "p": 0.5}},
         {"name": "bench_p09", "role": "bench", "params": {"shape": [16, 2048, 16384], "p": 0.9}},
     ],
 }
