@@ -102,3 +102,34 @@ def test_only_a_gpu_gets_triton_host_code(tmp_path, monkeypatch):
     host = for_device("cuda")
     assert host is not None and host.folder.parent == tmp_path / "triton-host"
     host.close(wait_s=10)
+
+
+@pytest.mark.slow
+def test_a_candidate_worker_starts_with_a_copy_and_its_report_is_learned(tmp_path, suite):
+    """Through the pipeline: the worker's Triton cache holds the folder's modules before the candidate runs, and what
+    a worker's `Finished` reported reaches `learn` (on the CPU no launcher is noted, so the report is empty); a worker
+    stopped at a failing case reports nothing."""
+    from kbx.candidates.source import Candidate
+    from kbx.evaluation.orchestrator.pipeline import Evaluator
+
+    folder = tmp_path / "host"
+    (folder / "KEY").mkdir(parents=True)
+    (folder / "KEY" / "cuda_utils.so").write_bytes(b"ELF")
+    looks = (
+        "import os\nimport triton\n"
+        "@triton.jit\ndef _unused(x_ptr):\n    pass\n"
+        "def relu(input):\n"
+        "    raise RuntimeError(f\"cache holds {sorted(os.listdir('.triton'))} {os.listdir('.triton/KEY')}\")\n"
+        "    _unused[(1,)](input)\n"
+    )
+    with Evaluator("cpu", timing=None) as evaluator:
+        evaluator._triton_host = host = Recording(folder)
+        learned = []
+        host.learn = learned.append
+        evaluation = evaluator.evaluate(suite["relu"], Candidate("looks", "relu", looks))
+        assert learned == []
+        solution = (suite["relu"].path / "solution.py").read_text()
+        assert evaluator.evaluate(suite["relu"], Candidate("solution", "relu", solution)).correct
+        host.close(wait_s=10)
+    assert "cache holds ['KEY'] ['cuda_utils.so']" in evaluation.message, evaluation.message
+    assert learned == [()]
