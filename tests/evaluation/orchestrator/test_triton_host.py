@@ -58,6 +58,15 @@ def test_reported_signatures_are_built_once_each_and_indexed(tmp_path):
     assert again.builds == [[]]
 
 
+@pytest.mark.parametrize("index", ["{not json", "7", '{"a": 1}', '[["*fp32", "i32"], ["bad type"], 3]'])
+def test_an_index_is_read_for_what_it_holds_of_use(tmp_path, index):
+    (tmp_path / "launchers.json").write_text(index)
+    host = Recording(tmp_path)
+    host.learn([("*fp32", "i32")])
+    host.close(wait_s=10)
+    assert host.builds == ([[]] if index.startswith("[[") else [[], [("*fp32", "i32")]])
+
+
 def test_a_report_counts_only_its_first_signatures(tmp_path):
     host = Recording(tmp_path)
     host.learn([("*fp32",) + ("i32",) * n for n in range(MAX_REPORTED + 4)])

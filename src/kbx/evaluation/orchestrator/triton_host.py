@@ -50,8 +50,9 @@ import json, sys
 from triton.backends.nvidia import driver
 driver.CudaUtils()
 make = getattr(driver, "make_launcher", None)
-for signature in json.loads(sys.argv[1]) if make is not None else []:
+if make is not None:
     from triton.runtime.build import compile_module_from_src
+for signature in json.loads(sys.argv[1]) if make is not None else []:
     try:
         source = make({}, dict(enumerate(signature)), None)
     except Exception:  # a type name this Triton does not know
@@ -163,6 +164,8 @@ def _read_index(folder: Path) -> list[Signature]:
     try:
         raw = json.loads((folder / _INDEX).read_text())
     except (OSError, ValueError):
+        return []
+    if not isinstance(raw, list):
         return []
     return [s for s in (acceptable(r) for r in raw if isinstance(r, list)) if s is not None]
 
