@@ -211,7 +211,6 @@ def preload() -> None:
     warm_triton()
 
 
-
 def _import_what_the_session_uses() -> None:
     """Import every kbx module the worker imports lazily after confining itself (the watchers, the session): once
     confined, kbx's source is not there to read."""

@@ -312,7 +312,7 @@ class _State(TimingRequests):
 
     def _gold(self, code: Any, case: dict[str, Any], workload: Workload) -> list[Any] | None:
         """The reference on float64 copies of the case's floating-point inputs; None when it cannot run so (a
-        reference that insists on its dtype). Running out of memory raises, as in `_bases`."""
+        reference that insists on its dtype). Running out of memory raises, as in `bases.bases_if_any`."""
         import torch
 
         from kbx.evaluation.outputs import output_items
@@ -338,7 +338,6 @@ class _State(TimingRequests):
     ) -> tuple[list[Any], list[Any] | None]:
         """The case's reference outputs and their bases (None unless the contract is judged against the float64
         truth, `truth` asks for it, and the truth could be computed), from the cache or computed once and cached."""
-
         key = (code.task.version, case["seed"], int(case.get("seed_shift") or 0),
                json.dumps(dict(workload.params), sort_keys=True), truth)
         cached = self._references.get(key)
