@@ -9,9 +9,6 @@ that +0.0 and -0.0 compare equal (PyTorch returns -0.0 for a -0.0 input; returni
 Inputs are finite: a normal body straddling zero, a share of exact zeros and of -0.0, tiny values of both signs
 (all normal numbers, no subnormals, so a flush-to-zero GPU path stays exact), and large outliers. NaN
 propagation (`relu(nan) = nan` in PyTorch) is not exercised. Layouts are contiguous, transposed and strided.
-
-`bench_over_2_31` (65537 x 32768: 2^31 + 32768 elements) is where a kernel that computes its offsets in
-32 bits reads and writes outside the tensors; it runs on GPUs with 139 GiB or more (`min_gpu_gib`).
 """
 
 import torch
@@ -34,7 +31,6 @@ TASK = {
         {"name": "check_2d_t", "role": "check", "params": {"shape": [129, 127], "layout": "transposed"}},
         {"name": "check_3d_strided", "role": "check", "params": {"shape": [3, 33, 65], "layout": "strided"}},
         {"name": "bench", "role": "bench", "params": {"shape": [16384, 32768]}},
-        {"name": "bench_over_2_31", "role": "bench", "min_gpu_gib": 139, "params": {"shape": [65537, 32768]}},
     ],
 }
 
