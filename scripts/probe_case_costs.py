@@ -77,9 +77,6 @@ def main() -> None:
     parser.add_argument("--slow", type=float, default=0.0, help="list cases whose call took longer (s); 0: none")
     args = parser.parse_args()
     patch()
-    from kbx.evaluation.cases import plan_cases, reproducibility_cases
-    from kbx.evaluation.orchestrator.conversation import refill_case
-
     with Evaluator(args.device, Limits(timeout_s=900), timing=None) as evaluator:
         for round_ in range(args.rounds):
             for task in select(load_suite(), args.tasks):
@@ -88,10 +85,7 @@ def main() -> None:
                 began = time.monotonic()
                 evaluation = evaluator.evaluate(task, candidate, part=args.part)
                 total = time.monotonic() - began
-                cases = plan_cases(task, evaluator.device, evaluator.secret_seed)
-                cases += reproducibility_cases(task, cases, evaluator.secret_seed)
-                extra = refill_case(task, cases, evaluator.secret_seed)
-                cases += [extra] if extra else []
+                cases, _ = evaluator._plan(task, args.part)  # as the evaluation indexed them
                 phases = " ".join(f"{k}={v:.2f}" for k, v in evaluation.phases.items())
                 print(f"round {round_} {task.name}: {evaluation.status.value} {total:.2f} s  [{phases}]")
                 if evaluation.status.value != "PASSED":
