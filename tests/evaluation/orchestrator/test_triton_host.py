@@ -117,7 +117,7 @@ def test_only_a_gpu_gets_triton_host_code(tmp_path, monkeypatch):
 def test_a_candidate_worker_starts_with_a_copy_and_its_report_is_learned(tmp_path, suite):
     """Through the pipeline: the worker's Triton cache holds the folder's modules before the candidate runs, and what
     a worker's `Finished` reported reaches `learn` (on the CPU no launcher is noted, so the report is empty); a worker
-    stopped at a failing case reports nothing."""
+    whose candidate raised (`CaseFailed`) reports nothing."""
     from kbx.candidates.source import Candidate
     from kbx.evaluation.orchestrator.pipeline import Evaluator
 
