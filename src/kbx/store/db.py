@@ -172,8 +172,7 @@ class Store:
 
     def _select(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
         """Every row of a query, read under the lock."""
-        with self._lock:
-            return self._db.execute(sql, params).fetchall()
+        return self._select_named(sql, params)[1]
 
     def _select_named(self, sql: str, params: tuple[Any, ...] = ()) -> tuple[list[str], list[Any]]:
         """The column names and every row of a query, read under the lock."""
