@@ -30,9 +30,10 @@ MATMUL_SECONDS = 0.3
 
 
 def cache_root() -> Path:
-    """`$KBX_CACHE_DIR`, else `~/.cache/kbx`: measured peaks (`peaks/`) and the trusted worker's torch.compile
-    caches (`inductor/`, `kbx.evaluation.orchestrator.trusted_client`) live under it, so carrying this one folder to
-    another machine of the same kind carries them all."""
+    """`$KBX_CACHE_DIR`, else `~/.cache/kbx`: measured peaks (`peaks/`), the trusted worker's torch.compile caches
+    (`inductor/`, `kbx.evaluation.orchestrator.trusted_client`) and Triton's host code for candidate workers
+    (`triton-host/`, `kbx.evaluation.orchestrator.triton_host`) live under it, so carrying this one folder to another
+    machine of the same kind carries them all."""
     root = os.environ.get("KBX_CACHE_DIR")
     return Path(root) if root else Path.home() / ".cache" / "kbx"
 
