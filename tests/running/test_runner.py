@@ -26,3 +26,4 @@ def test_a_generating_runs_unjudgeable_evaluation_is_reported_and_raised_to_its_
     assert "NOT JUDGED" in stream.getvalue() and "cusolver" in stream.getvalue()
     with pytest.raises(ReferenceFailed):  # the slot was given back: a second call does not block
         evaluate(SimpleNamespace(name="relu"), SimpleNamespace(name="b.py"))
+

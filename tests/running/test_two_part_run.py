@@ -1,5 +1,5 @@
 """A timed run on GPUs in two parts: every candidate's correctness first, then bench cases and timing for those
-that passed (`kbx.running.runner._evaluate_in_two_parts`), driven with fake evaluators (no GPU)."""
+that passed (`kbx.running.two_part_run.evaluate_in_two_parts`), driven with fake evaluators (no GPU)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from kbx.candidates.source import Candidate
 from kbx.evaluation.bench_inputs import TimingSettings
 from kbx.evaluation.result import CaseResult, Evaluation
-from kbx.running.runner import _evaluate_in_two_parts
+from kbx.running.two_part_run import evaluate_in_two_parts
 from kbx.running.writer import Writer
 from kbx.status import Status
 from kbx.store.db import Store
@@ -48,7 +48,7 @@ def test_every_correctness_part_runs_before_any_timing_and_the_parts_are_joined(
         store.begin_run("r1", method="test", model=None, device="cuda", git_sha=None, harness="h", config={},
                         environment={}, secret_seed=1)
         writer = Writer(store, "r1", len(pairs), None, use_cache=True)
-        evaluations = _evaluate_in_two_parts(evaluators, pairs, writer, jobs=2)
+        evaluations = evaluate_in_two_parts(evaluators, pairs, writer, jobs=2)
         rows = {r["task"]: r for r in store.rows("r1")}
     parts = [part for part, _ in log]
     assert parts == ["correctness"] * len(names) + ["timing"] * (len(names) - 1)
@@ -67,7 +67,7 @@ def test_a_cached_pair_is_not_evaluated_again(tmp_path, suite):
         for run in ("r1", "r2"):
             store.begin_run(run, method="test", model=None, device="cuda", git_sha=None, harness="h", config={},
                             environment={}, secret_seed=1)
-            _evaluate_in_two_parts([evaluator], pairs, Writer(store, run, 1, None, use_cache=True), jobs=1)
+            evaluate_in_two_parts([evaluator], pairs, Writer(store, run, 1, None, use_cache=True), jobs=1)
         assert store.rows("r2")[0]["cached_from"] == "r1"
     assert [part for part, _ in evaluator.log] == ["correctness", "timing"]
 
@@ -82,7 +82,7 @@ def test_a_resumed_run_times_what_its_interrupted_first_run_had_checked(tmp_path
         for task, candidate in pairs:  # interrupted after every correctness part, before any timing
             assert writer.correctness_part(first, task, candidate)[1] is False
         assert store.rows("r1") == []
-        _evaluate_in_two_parts([second], pairs, Writer(store, "r1", 2, None, use_cache=True), jobs=1)
+        evaluate_in_two_parts([second], pairs, Writer(store, "r1", 2, None, use_cache=True), jobs=1)
         rows = {r["task"]: r for r in store.rows("r1")}
     assert [part for part, _ in second.log] == ["timing", "timing"]
     assert [c["role"] for c in rows["relu"]["cases"]] == ["smoke", "bench"] and rows["gelu"]["speedup_eager"] == 2.0

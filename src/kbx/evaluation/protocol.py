@@ -37,6 +37,9 @@ DESCRIPTORS = "descriptors"
 """The payload key of a request followed by descriptors (SCM_RIGHTS, right after it on the same socket): how many.
 The trusted worker receives them before serving and passes them on under the same key (`check`: the CUDA
 descriptors of the cases' shared outputs, `kbx.evaluation.cuda_share`)."""
+JUDGES_VARIABLE = "KBX_TRUSTED_JUDGES"
+"""Set in each trusted worker's environment: how many judging workers of one evaluator share a GPU's memory for
+cached references (`kbx.evaluation.trusted.references.budget`)."""
 
 TIMED = -1
 """The case index a failure during the performance stage is reported under."""

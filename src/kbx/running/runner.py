@@ -24,7 +24,15 @@ from kbx.evaluation.orchestrator.sandbox import Limits
 from kbx.evaluation.result import Evaluation
 from kbx.generate.settings import GenerationSettings
 from kbx.running.provenance import git_sha
-from kbx.running.schedule import describe, environment, longest_first, open_evaluators, run_all
+from kbx.running.schedule import (
+    book_where_reused,
+    describe,
+    environment,
+    longest_first,
+    open_evaluators,
+    run_all,
+)
+from kbx.running.two_part_run import evaluate_in_two_parts, in_two_parts
 from kbx.running.writer import Writer, phase_totals, say, write_outputs
 from kbx.store.cache import harness_version
 from kbx.store.db import RunInfo, Store
@@ -211,6 +219,8 @@ def _run(
     for line in skipped:
         say(progress, f"skipped: {line}")
     start = time.monotonic()
+    if generating is None:  # a method that makes candidates as it goes may make several of a task
+        options = replace(options, timing=book_where_reused(options.timing, [task.name for task, _ in pairs]))
     limits = Limits(timeout_s=options.timeout_s, confined=options.confined, compile_timeout_s=options.compile_timeout_s)
     with Store(options.store) as store:
         resumed = store.run(options.resume) if options.resume else None
@@ -263,8 +273,8 @@ def _execute(
         if generating is not None:
             evaluate = _slot_evaluate(evaluators, jobs, writer, result)
             generated = generating.run(evaluate, store, run_id, gpu, len(evaluators) * jobs)
-        if _in_two_parts(evaluators[0], options):
-            result.evaluations += _evaluate_in_two_parts(evaluators, todo, writer, jobs)
+        if in_two_parts(evaluators[0], options.executor):
+            result.evaluations += evaluate_in_two_parts(evaluators, todo, writer, jobs)
         else:
             for evaluation in run_all(evaluators, todo, lambda ev, pair: writer.evaluate(ev, *pair), jobs):
                 if evaluation is not None:
@@ -312,36 +322,6 @@ class Generating:
     tasks: tuple[str, ...]
     planned: int
     """Evaluations at most (every chain taking every step), for the progress line."""
-
-
-def _in_two_parts(evaluator: Evaluator, options: RunOptions) -> bool:
-    """Whether a run times its candidates on local GPUs: it then checks every candidate's correctness first and
-    times afterwards (`_evaluate_in_two_parts`)."""
-    return evaluator.device == "cuda" and evaluator.timing is not None and options.executor == "local"
-
-
-def _evaluate_in_two_parts(evaluators: Sequence[Evaluator], todo: list[tuple[Task, Candidate]], writer: Writer,
-                           jobs: int) -> list[Evaluation]:
-    """Every pair's correctness cases first (bench cases aside), `jobs` at a time per GPU with nothing being timed;
-    then, for those that passed, the bench cases and the performance stage. A stage needs its GPU to itself and
-    waits for every case running there; run together, one candidate's minutes of autotuning on many shapes kept
-    other candidates' stages waiting (1,253 s of waits in 24 evaluations on 4 H200s, 2026-11-22). Apart, the
-    stages wait only for bench cases. Failures and cache hits are stored after the first part, the rest after
-    the second; a passing first part is kept in the store meanwhile (`Writer.correctness_part`), so a killed run
-    loses only the parts in flight, and its resumption goes on to time what it had checked."""
-    evaluations: list[Evaluation] = []
-    halfway: list[tuple[Task, Candidate, Evaluation]] = []
-    for task, candidate, evaluation, done in run_all(
-        evaluators, todo, lambda ev, pair: (*pair, *writer.correctness_part(ev, *pair)), jobs
-    ):
-        if done:
-            evaluations += [evaluation] if evaluation is not None else []
-        else:
-            assert evaluation is not None
-            halfway.append((task, candidate, evaluation))
-    for evaluation in run_all(evaluators, halfway, lambda ev, item: writer.timing_part(ev, *item), jobs):
-        evaluations += [evaluation] if evaluation is not None else []
-    return evaluations
 
 
 def _slot_evaluate(evaluators: Sequence[Evaluator], jobs: int, writer: Writer, result: RunResult

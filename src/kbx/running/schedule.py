@@ -15,6 +15,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
+from dataclasses import replace
 from typing import Any, TypeVar
 
 from kbx.evaluation.bench_inputs import TimingSettings
@@ -62,6 +63,16 @@ def open_evaluators(
     with ExitStack() as stack:
         yield [stack.enter_context(Evaluator(device, limits, seed, timing=timing, gpu=gpu, contract=contract))
                for gpu in plan_gpus(device, gpus)]
+
+
+def book_where_reused(timing: TimingSettings | None, tasks: Sequence[str]) -> TimingSettings | None:
+    """`timing` without the baseline book where no task of the run's evaluations (`tasks`, one per evaluation) has
+    a second candidate to reuse its baselines: the book's canaries, timed beside a task's first candidate for the
+    later ones (`kbx.evaluation.orchestrator.baselines`), would cost about a second of each timed evaluation for
+    nothing."""
+    if timing is None or not timing.reuse_baselines or len(set(tasks)) < len(tasks):
+        return timing
+    return replace(timing, reuse_baselines=False)
 
 
 def longest_first(pairs: Sequence[tuple[Any, Any]], durations: dict[str, float]) -> list[tuple[Any, Any]]:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -11,6 +11,7 @@ from kbx.errors import ReferenceFailed
 from kbx.evaluation.cases import plan_cases
 from kbx.evaluation.orchestrator.pipeline import Evaluator
 from kbx.evaluation.orchestrator.published_only import bench_only, noted, shrinking_breaks
+from kbx.evaluation.orchestrator.trusted_pool import Served
 from kbx.tasks.registry import open_suite
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "kernelbench"
@@ -69,10 +70,11 @@ class FakeTrusted:
 def test_the_evaluator_plans_the_bench_cases_once_it_knows_and_asks_once_per_task(problem):
     evaluator = Evaluator.__new__(Evaluator)  # only what planning uses: no workers started
     evaluator.device, evaluator.secret_seed, evaluator._shrinking_breaks = "cuda", 7, {}
-    evaluator._trusted, evaluator._trusted_lock = FakeTrusted(), threading.Lock()
+    trusted = FakeTrusted()
+    evaluator._pool = SimpleNamespace(first=Served(trusted))  # type: ignore[arg-type]
     cases, _ = evaluator._plan(problem, "all")
     assert {c.role for c in cases} == {"bench"}
     correctness, _ = evaluator._plan(problem, "correctness")  # a two-part run's first part checks the bench too
-    assert {c.role for c in correctness} == {"bench"} and evaluator._trusted.requests == 1
+    assert {c.role for c in correctness} == {"bench"} and trusted.requests == 1
     evaluator.device = "cpu"
     assert {c.role for c in evaluator._plan(problem, "all")[0]} != {"bench"}  # a CPU has no bench: NOT JUDGED there

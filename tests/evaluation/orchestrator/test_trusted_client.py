@@ -77,6 +77,6 @@ def test_a_failure_names_the_task_it_was_about():
 def test_the_trusted_workers_compile_cache_lives_under_kbxs_cache_root_unless_placed(monkeypatch, tmp_path):
     monkeypatch.setenv("KBX_CACHE_DIR", str(tmp_path))
     monkeypatch.delenv(INDUCTOR_CACHE, raising=False)
-    assert _environment()[INDUCTOR_CACHE] == str(tmp_path / "inductor")
+    assert _environment(1)[INDUCTOR_CACHE] == str(tmp_path / "inductor")
     monkeypatch.setenv(INDUCTOR_CACHE, "/elsewhere")
-    assert _environment()[INDUCTOR_CACHE] == "/elsewhere"
+    assert _environment(1)[INDUCTOR_CACHE] == "/elsewhere"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import torch
 
+from kbx.evaluation.protocol import JUDGES_VARIABLE
 from kbx.evaluation.trusted import references
 from kbx.evaluation.trusted.references import ReferenceCache
 
@@ -54,3 +55,7 @@ def test_on_a_gpu_the_cache_may_take_a_quarter_of_its_memory(monkeypatch):
     monkeypatch.setattr(torch.cuda, "get_device_properties", lambda index: Properties())
     assert references.budget("cuda") == 20 << 30
     assert references.budget("cpu") == references.FLOOR_BYTES == 4 << 30
+    monkeypatch.setenv(JUDGES_VARIABLE, "2")  # two judging workers share the quarter
+    assert references.budget("cuda") == 10 << 30
+    monkeypatch.setenv(JUDGES_VARIABLE, "8")
+    assert references.budget("cuda") == references.FLOOR_BYTES

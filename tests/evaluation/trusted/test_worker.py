@@ -271,3 +271,18 @@ def test_references_kept_for_other_cases_give_way_to_the_case_at_hand(monkeypatc
     state._references.clear()
     with pytest.raises(torch.OutOfMemoryError):
         state._reference(code, {**case, "seed": 12}, workload)
+
+
+def test_a_recheck_is_judged_without_keeping_its_reference(tmp_path):
+    """The performance stage's re-check (index -1) draws a seed of its own: its reference is never asked for again,
+    so it takes no room from the references later candidates reuse."""
+    case = next(c for c in plan_cases(RELU, "cpu", 5) if c.workload == "check_tail")
+    generator = torch.Generator().manual_seed(case.seed)
+    inputs = import_task(RELU).make_inputs(workload_of(RELU, case.to_json()), case.dtype, generator)
+    torch.save({"outputs": pack_outputs(torch.relu(inputs["input"]))}, tmp_path / "case.pt")
+    state = _State("cpu")
+    for index, kept in [(-1, 0), (case.index, 1)]:
+        sent = {**json.loads(json.dumps(case.to_json())), "file": "case.pt", "index": index}
+        (result,) = state.check(str(RELU.path), str(tmp_path), [sent])
+        assert [c["status"] for c in result["comparisons"]] == ["PASSED"]
+        assert len(state._references.entries) == kept

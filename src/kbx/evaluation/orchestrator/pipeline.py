@@ -1,14 +1,14 @@
 """The evaluation pipeline: static -> build/call -> correctness (DESIGN §5).
 
-`Evaluator` holds one trusted worker for a device and evaluates candidates, each in a fresh candidate worker.
-It runs in the orchestrator process and never imports candidate code, torch or CUDA itself.
+`Evaluator` holds the trusted workers of a device (`kbx.evaluation.orchestrator.trusted_pool`: those that judge, and
+the performance stages') and evaluates candidates, each in a fresh candidate worker. It runs in the orchestrator
+process and never imports candidate code, torch or CUDA itself.
 """
 
 from __future__ import annotations
 
 import shutil
 import tempfile
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -27,6 +27,7 @@ from kbx.evaluation.confinement.enter import default_hidden, for_this_process, u
 from kbx.evaluation.confinement.libc import set_undumpable
 from kbx.evaluation.orchestrator import kernelbench, triton_host
 from kbx.evaluation.orchestrator.baselines import BaselineBook
+from kbx.evaluation.orchestrator.case_judge import CaseJudge, case_result
 from kbx.evaluation.orchestrator.conversation import Conversation, refill_case
 from kbx.evaluation.orchestrator.extensions import ExtensionBuilder, Prepared
 from kbx.evaluation.orchestrator.failures import call_failure, unjudged, unreadable
@@ -38,8 +39,9 @@ from kbx.evaluation.orchestrator.sandbox import Limits, WorkerRun, run_worker, s
 from kbx.evaluation.orchestrator.short_of_memory import alone_if_short, left_out_note
 from kbx.evaluation.orchestrator.timed_slots import Performance
 from kbx.evaluation.orchestrator.trusted_client import TrustedWorker
+from kbx.evaluation.orchestrator.trusted_pool import JUDGES, Served, TrustedPool
 from kbx.evaluation.protocol import CaseStart
-from kbx.evaluation.result import CaseResult, Evaluation
+from kbx.evaluation.result import Evaluation
 from kbx.evaluation.verdict import Comparison
 from kbx.kernelbench_rule import RuleVerdict
 from kbx.status import Status
@@ -86,17 +88,18 @@ class Evaluator:
         why = unavailable(self.confinement) if self.confinement.enabled else None
         if why is not None:
             raise KbxError(f"this machine cannot confine candidates ({why}); --unconfined runs them without it")
-        self._trusted = TrustedWorker(device, gpu)
-        self.device = self._trusted.device
+        judges = JUDGES["cpu" if device == "cpu" else "cuda"]
+        self._pool = TrustedPool(lambda: TrustedWorker(device, gpu, judges), judges)
+        self.device = self._pool.first.worker.device
+        self._pool.judges = JUDGES[self.device]  # "auto" is known now
         self._zygote = start_zygote(self.device, gpu)
         self._triton_host = triton_host.for_device(self.device)
-        self.environment = {**self._trusted.environment, "confinement": self.confinement.describe()}
+        self.environment = {**self._pool.first.worker.environment, "confinement": self.confinement.describe()}
         self.limits = limits if limits.timeout_s else replace(limits, timeout_s=DEFAULT_TIMEOUT_S[self.device])
         self.secret_seed = new_secret_seed() if secret_seed is None else secret_seed
         self.extensions = ExtensionBuilder(self.device, self.environment, self.limits, self.confinement,
                                            self._zygote, gpu)
         """Builds and caches CUDA candidates' extensions (`kbx.evaluation.orchestrator.extensions`)."""
-        self._trusted_lock = threading.Lock()
         self.timing = timing
         self._baselines = BaselineBook(reuse=timing is not None and timing.reuse_baselines)
         self._shrinking_breaks: dict[str, str | None] = {}
@@ -109,7 +112,7 @@ class Evaluator:
         self.close()
 
     def close(self) -> None:
-        self._trusted.close()
+        self._pool.close()
         if self._zygote is not None:
             self._zygote.close()
         if self._triton_host is not None:
@@ -144,21 +147,26 @@ class Evaluator:
                            kernelbench=self._rule(task, part, lambda: kernelbench.after_build(status, message)))
         prepared.require(self.device)
         memory = memory_gate(self.gpu) if self.device == "cuda" else None  # beside others: see short_of_memory
-        evaluation = alone_if_short(memory, lambda: self._run(task, candidate, part, base, prepared, (start, static_s)))
+
+        def run() -> Evaluation:
+            with self._pool.judging() as judging:
+                return self._run(task, candidate, part, base, prepared, (start, static_s), judging)
+
+        evaluation = alone_if_short(memory, run)
         return replace(evaluation, message=left_out_note(evaluation.message, left_out, self.environment))
 
     def _run(self, task: Task, candidate: Candidate, part: Part, base: Evaluation, prepared: Prepared,
-             started: tuple[float, float]) -> Evaluation:
-        """The candidate worker's run of a candidate past the static stage and its builds, judged case by case,
-        timed where it passed, then KernelBench's rule where asked; `started`: (start time, static stage's
-        seconds)."""
+             started: tuple[float, float], judging: Served) -> Evaluation:
+        """The candidate worker's run of a candidate past the static stage and its builds, judged case by case (by
+        `judging`), timed where it passed, then KernelBench's rule where asked; `started`: (start time, static
+        stage's seconds)."""
         start, static_s = started
         cases, extra = self._plan(task, part)
         if not task.workloads_for(DEVICE_ROLES[self.device]):  # a KernelBench problem with nothing to shrink, on a CPU
             raise ReferenceFailed(f"task {task.name} has no workload the {self.device} can run (its sizes are "
                                   "written where they cannot be shrunk: only a GPU runs it)")
         inbox = Inbox()
-        judge = _CaseJudge(task, cases, self._trusted, self._trusted_lock, inbox)
+        judge = CaseJudge(task, cases, judging.worker, judging.lock, inbox)
         job_dir = Path(tempfile.mkdtemp(prefix=JOB_PREFIX, dir=scratch_root()))
         gate = self._gate() if part != "correctness" else None
         stage = self._performance_stage(task, job_dir, judge.passed_every_case, gate, inbox)
@@ -184,13 +192,13 @@ class Evaluator:
             )
         else:
             evaluation = self._judge(cases, run, judge.judged, replace(base, stage="call"))
-            self._blame_the_task(task, evaluation, run, cases)
+            self._blame_the_task(task, evaluation, run, cases, judging)
         if stage is not None and evaluation.status is Status.PASSED:
             evaluation = _with_performance(evaluation, stage.result)
         phases = {"static": static_s, **({"build": prepared.build_s} if prepared.entries else {}),
                   **conversation.phases}
         ruled = time.monotonic()
-        judged = self._rule(task, part, lambda: self._judge_rule(task, candidate, prepared))
+        judged = self._rule(task, part, lambda: self._judge_rule(task, candidate, prepared, judging))
         if judged is not None:
             phases["kernelbench"] = time.monotonic() - ruled
         why = self._shrinking_breaks.get(task.version)
@@ -205,7 +213,7 @@ class Evaluator:
             return None
         return judged()
 
-    def _judge_rule(self, task: Task, candidate: Candidate, prepared: Prepared) -> RuleVerdict:
+    def _judge_rule(self, task: Task, candidate: Candidate, prepared: Prepared, judging: Served) -> RuleVerdict:
         """Run KernelBench's rule's trials in a candidate worker of their own
         (`kbx.evaluation.orchestrator.kernelbench`)."""
 
@@ -215,7 +223,7 @@ class Evaluator:
                               conversation.on_event, self.gpu, self.confinement, self._zygote, inbox, built,
                               self._triton_host)
 
-        return kernelbench.judge_rule(task, self._trusted, self._trusted_lock, self.limits, self.device, start,
+        return kernelbench.judge_rule(task, judging.worker, judging.lock, self.limits, self.device, start,
                                       self._gate())
 
     def _base(self, task: Task, candidate: Candidate) -> Evaluation:
@@ -226,7 +234,8 @@ class Evaluator:
             provenance=dict(candidate.provenance), environment=self.environment, policy=candidate.policy,
         )
 
-    def _blame_the_task(self, task: Task, evaluation: Evaluation, run: WorkerRun, cases: list[Case]) -> None:
+    def _blame_the_task(self, task: Task, evaluation: Evaluation, run: WorkerRun, cases: list[Case],
+                        judging: Served) -> None:
         """Raise `ReferenceFailed` when the candidate failed during a case whose reference fails too: the case
         cannot judge anyone (a KernelBench problem whose own model breaks at its shrunk sizes)."""
         if evaluation.status not in (Status.RUNTIME_ERROR, Status.CRASHED):
@@ -234,8 +243,7 @@ class Evaluator:
         started = [e.index for e in run.events if isinstance(e, CaseStart) and 0 <= e.index < len(cases)]
         if not started:
             return
-        with self._trusted_lock:
-            self._trusted.request("reference", {"task_dir": str(task.path), "case": cases[started[-1]].to_json()})
+        judging.request("reference", {"task_dir": str(task.path), "case": cases[started[-1]].to_json()})
 
     def _plan(self, task: Task, part: Part) -> tuple[list[Case], Case | None]:
         """The cases of one evaluation (or one `part` of it) in order, and its refill case (also the last of
@@ -260,8 +268,7 @@ class Evaluator:
             return None
         if task.version not in self._shrinking_breaks:
             def reference(case: Case) -> object:
-                with self._trusted_lock:
-                    return self._trusted.request("reference", {"task_dir": str(task.path), "case": case.to_json()})
+                return self._pool.first.request("reference", {"task_dir": str(task.path), "case": case.to_json()})
 
             self._shrinking_breaks[task.version] = shrinking_breaks(task, cases, reference)
         return self._shrinking_breaks[task.version]
@@ -279,9 +286,11 @@ class Evaluator:
         if gate is None or self.timing is None or not task.workloads_for(("bench",)):
             return None
 
+        timer = self._pool.stages()
+
         def judge(case: dict[str, Any], path: Path) -> str | None:
-            with self._trusted_lock:
-                (raw,) = self._trusted.check(task.path, path.parent, [{**case, "index": -1}], inbox.take())
+            with timer.lock:
+                (raw,) = timer.worker.check(task.path, path.parent, [{**case, "index": -1}], inbox.take())
             if "error" in raw:
                 return str(raw["error"])
             comparisons = [Comparison.from_json(c) for c in raw["comparisons"]]
@@ -289,8 +298,8 @@ class Evaluator:
             return None if failed is None else f"{failed.status.value}: {failed.message}"
 
         return PerformanceStage(
-            task, self.secret_seed, self._trusted.request, self._trusted_lock, gate, judge, job_dir,
-            self.timing, ready, self._baselines,
+            task, self.secret_seed, timer.worker.request, timer.lock, gate, judge, job_dir, self.timing, ready,
+            self._baselines,
         )
 
     def _judge(
@@ -298,7 +307,7 @@ class Evaluator:
     ) -> Evaluation:
         base = replace(base, worker_output=run.output)
         results = tuple(
-            _case_result(case, judged[case.index])
+            case_result(case, judged[case.index])
             for case in cases
             if case.index in judged and "error" not in judged[case.index]
         )
@@ -314,35 +323,6 @@ class Evaluator:
             return replace(base, stage="correctness", cases=results)
         message = f"{failed.workload}/{failed.dtype}: {failed.message}"
         return replace(base, stage="correctness", status=failed.status, message=message, cases=results)
-
-
-class _CaseJudge:
-    """Has the trusted worker judge each saved case of one evaluation (the Conversation's `JudgeCase`), keeping
-    every answer."""
-
-    def __init__(self, task: Task, cases: list[Case], trusted: TrustedWorker, lock: threading.Lock,
-                 inbox: Inbox) -> None:
-        self.task, self.cases, self._trusted, self._lock, self._inbox = task, cases, trusted, lock, inbox
-        self.judged: dict[int, dict[str, Any]] = {}
-        self._originals = {c.twin for c in cases if c.twin is not None}
-
-    def __call__(self, case: Case, path: Path, mutated: list[str]) -> bool:
-        payload = {**case.to_json(), "file": path.name, "job": path.parent.name}
-        if case.index in self._originals:
-            payload["keep"] = True
-        if case.twin is not None:
-            payload["twin"] = case.twin
-        with self._lock:
-            (answer,) = self._trusted.check(self.task.path, path.parent, [payload], self._inbox.take())
-        self.judged[case.index] = {**answer, "mutated": mutated}
-        return self._passed(case)
-
-    def passed_every_case(self) -> bool:
-        return len(self.judged) == len(self.cases) and all(self._passed(c) for c in self.cases)
-
-    def _passed(self, case: Case) -> bool:
-        raw = self.judged.get(case.index)
-        return raw is not None and "error" not in raw and _case_result(case, raw).status is Status.PASSED
 
 
 def combine(correctness: Evaluation, timing: Evaluation) -> Evaluation:
@@ -372,21 +352,6 @@ def _build_failed(base: Evaluation, prepared: Prepared, elapsed_s: float, static
     return replace(base, stage="build", status=status or Status.COMPILE_ERROR, message=message, error=error,
                    worker_output=prepared.output, elapsed_s=elapsed_s,
                    phases={"static": static_s, "build": prepared.build_s})
-
-
-def _case_result(case: Case, raw: dict[str, Any]) -> CaseResult:
-    comparisons = tuple(Comparison.from_json(c) for c in raw["comparisons"])
-    failed = next((c for c in comparisons if c.status is not Status.PASSED), None)
-    mutated = tuple(raw["mutated"])
-    if failed is not None:
-        status, message = failed.status, failed.message
-    elif mutated:
-        status, message = Status.INPUT_MUTATED, f"the call changed input(s) {', '.join(mutated)}"
-    else:
-        status, message = Status.PASSED, ""
-    return CaseResult(
-        case.index, case.workload, case.dtype, case.secret, status, message, comparisons, mutated, case.role
-    )
 
 
 def _with_performance(evaluation: Evaluation, performance: Performance) -> Evaluation:

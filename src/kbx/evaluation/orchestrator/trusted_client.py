@@ -20,7 +20,7 @@ from typing import Any
 import kbx
 from kbx.errors import KbxError, ReferenceFailed
 from kbx.evaluation.orchestrator.handover import close_all
-from kbx.evaluation.protocol import DESCRIPTORS, TrustedRequest
+from kbx.evaluation.protocol import DESCRIPTORS, JUDGES_VARIABLE, TrustedRequest
 from kbx.timing.peaks import cache_root
 
 
@@ -29,9 +29,11 @@ class TrustedWorker:
     (its CUDA context broken by a device-side assert, or the process dead) raises `ReferenceFailed`, so that one
     evaluation is not judged; the next request starts a new process."""
 
-    def __init__(self, device: str = "auto", gpu: str | None = None) -> None:
-        """`gpu`: the one GPU (a `CUDA_VISIBLE_DEVICES` entry) the worker uses; None: as the environment says."""
-        self._device, self._gpu = device, gpu
+    def __init__(self, device: str = "auto", gpu: str | None = None, judges: int = 1) -> None:
+        """`gpu`: the one GPU (a `CUDA_VISIBLE_DEVICES` entry) the worker uses; None: as the environment says.
+        `judges`: how many judging workers share the GPU's memory for cached references
+        (`kbx.evaluation.trusted.references.budget`)."""
+        self._device, self._gpu, self._judges = device, gpu, judges
         self._process: Any = None
         hello = self.request("hello", {})
         self.device: str = hello["device"]
@@ -43,8 +45,8 @@ class TrustedWorker:
         if self._gpu is not None:
             command.append(self._gpu)
         with theirs:  # run from kbx's own directory: `-m` puts the working directory first on the import path
-            self._process = subprocess.Popen(command, pass_fds=[theirs.fileno()], env=_environment(), cwd=_SOURCE,
-                                             stdin=subprocess.DEVNULL)
+            self._process = subprocess.Popen(command, pass_fds=[theirs.fileno()], env=_environment(self._judges),
+                                             cwd=_SOURCE, stdin=subprocess.DEVNULL)
         self._conn = Connection(ours.detach())
 
     def request(self, kind: TrustedRequest, payload: dict[str, Any], descriptors: list[int] | None = None) -> Any:
@@ -124,13 +126,14 @@ INDUCTOR_CACHE = "TORCHINDUCTOR_CACHE_DIR"
 writes there: candidates run as another user and never get this variable."""
 
 
-def _environment() -> dict[str, str]:
+def _environment(judges: int) -> dict[str, str]:
     """This process's environment, with the directory kbx is imported from first on the worker's import path (a
-    checkout run with `PYTHONPATH=src`, or from a test runner that put it on `sys.path`), and torch.compile's caches
-    under kbx's cache root unless the user placed them (`INDUCTOR_CACHE`)."""
+    checkout run with `PYTHONPATH=src`, or from a test runner that put it on `sys.path`), torch.compile's caches
+    under kbx's cache root unless the user placed them (`INDUCTOR_CACHE`), and the number of judging workers."""
     source = str(_SOURCE)
     paths = [source, *(p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != source)]
-    return {INDUCTOR_CACHE: str(cache_root() / "inductor"), **os.environ, "PYTHONPATH": os.pathsep.join(paths)}
+    return {INDUCTOR_CACHE: str(cache_root() / "inductor"), **os.environ, "PYTHONPATH": os.pathsep.join(paths),
+            JUDGES_VARIABLE: str(judges)}
 
 
 def _task_of(payload: dict[str, Any]) -> str:

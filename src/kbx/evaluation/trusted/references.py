@@ -14,12 +14,15 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
+from kbx.evaluation.protocol import JUDGES_VARIABLE
 from kbx.tasks.work import tensor_bytes
 
 FLOOR_BYTES = 4 << 30
 """The least memory the entries may take."""
 SHARE_OF_GPU = 4
-"""On a GPU, the entries may take 1/SHARE_OF_GPU of its memory where that is more than `FLOOR_BYTES`."""
+"""On a GPU, the entries may take 1/SHARE_OF_GPU of its memory where that is more than `FLOOR_BYTES`, shared by the
+judging workers of one evaluator (`kbx.evaluation.orchestrator.trusted_pool`)."""
+
 
 Key = tuple[str, int, int, str, bool]
 """(task version, seed, seed shift, workload params as JSON, whether the truth is asked for)."""
@@ -34,12 +37,16 @@ def entry_bytes(entry: Entry) -> int:
 
 
 def budget(device: str) -> int:
-    """The bytes the entries may take on `device`."""
+    """The bytes the entries of one trusted worker may take on `device`."""
     if device != "cuda":
         return FLOOR_BYTES
+    import os
+
     import torch
 
-    return max(FLOOR_BYTES, torch.cuda.get_device_properties(torch.cuda.current_device()).total_memory // SHARE_OF_GPU)
+    judges = max(1, int(os.environ.get(JUDGES_VARIABLE) or 1))
+    total = torch.cuda.get_device_properties(torch.cuda.current_device()).total_memory
+    return max(FLOOR_BYTES, total // (SHARE_OF_GPU * judges))
 
 
 class ReferenceCache:

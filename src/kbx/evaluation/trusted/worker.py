@@ -178,7 +178,8 @@ class _State(TimingRequests):
             expected, _ = self._reference(code, case, workload, truth=False)
             comparisons = kernelbench_judge(outputs, expected, case["dtype"], rules.ATOL, rules.RTOL)
             return {"index": case["index"], "comparisons": [c.to_json() for c in comparisons]}
-        expected, bases = self._reference(code, case, workload)
+        # a re-check in the performance stage (index -1) draws a seed of its own, never asked for again: not kept
+        expected, bases = self._reference(code, case, workload, keep=case["index"] >= 0)
         inputs = self._inputs(code, case, workload) if task.contract.kind in TASK_CHECKED else None
         comparisons = judge(outputs, expected, inputs, code, task.contract, case["dtype"], workload, bases)
         if wants_second_opinion(comparisons, task.contract):
@@ -334,10 +335,11 @@ class _State(TimingRequests):
                 torch.cuda.empty_cache()
 
     def _reference(
-        self, code: Any, case: dict[str, Any], workload: Workload, truth: bool = True
+        self, code: Any, case: dict[str, Any], workload: Workload, truth: bool = True, keep: bool = True
     ) -> tuple[list[Any], list[Any] | None]:
         """The case's reference outputs and their bases (None unless the contract is judged against the float64
-        truth, `truth` asks for it, and the truth could be computed), from the cache or computed once and cached."""
+        truth, `truth` asks for it, and the truth could be computed), from the cache or computed once and cached
+        (`keep`: where a later case may ask for it again)."""
         key = (code.task.version, case["seed"], int(case.get("seed_shift") or 0),
                json.dumps(dict(workload.params), sort_keys=True), truth)
         cached = self._references.get(key)
@@ -353,7 +355,8 @@ class _State(TimingRequests):
             self._references.clear()
             self._free_cached()
             entry = self._computed_reference(code, case, workload, truth)
-        self._references.keep(key, entry)
+        if keep:
+            self._references.keep(key, entry)
         return entry
 
     def _computed_reference(self, code: Any, case: dict[str, Any], workload: Workload, truth: bool
