@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import json
+import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -22,6 +24,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not hasattr(args, "handler"):
         parser.print_help()
         return 2
+    if hasattr(signal, "SIGUSR1"):  # `kill -USR1 PID`: every thread's stack on stderr, to see where a long run waits
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
     try:
         return args.handler(args)
     except KbxError as exc:

@@ -27,3 +27,13 @@ def test_a_generating_runs_unjudgeable_evaluation_is_reported_and_raised_to_its_
     with pytest.raises(ReferenceFailed):  # the slot was given back: a second call does not block
         evaluate(SimpleNamespace(name="relu"), SimpleNamespace(name="b.py"))
 
+
+
+def test_references_and_baselines_are_kept_only_where_a_task_has_a_second_candidate(suite):
+    from kbx.candidates.source import Candidate
+    from kbx.running.runner import _reuses
+
+    one_each = [(suite["relu"], Candidate("a", "relu", "")), (suite["gelu"], Candidate("b", "gelu", ""))]
+    assert not _reuses(one_each, None)
+    assert _reuses([*one_each, (suite["relu"], Candidate("c", "relu", ""))], None)
+    assert _reuses(one_each, SimpleNamespace())  # a method making candidates as it goes may make several

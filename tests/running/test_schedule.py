@@ -70,14 +70,3 @@ def test_tasks_never_timed_start_first_then_the_longest():
     order = schedule.longest_first(pairs, {"a": 1.0, "b": 30.0, "c": 5.0, "gone": 99.0})
     assert [task.name for task, _ in order] == ["new1", "new2", "b", "c", "a"]
 
-
-def test_the_baseline_book_is_kept_only_where_a_task_has_a_second_candidate():
-    from kbx.evaluation.bench_inputs import TimingSettings
-    from kbx.running.schedule import book_where_reused
-
-    timing = TimingSettings()
-    assert timing.reuse_baselines
-    without = book_where_reused(timing, ["relu", "gelu"])
-    assert without is not None and not without.reuse_baselines and without.budget_s == timing.budget_s
-    assert book_where_reused(timing, ["relu", "gelu", "relu"]) is timing
-    assert book_where_reused(None, ["relu"]) is None

@@ -3,6 +3,7 @@ that passed (`kbx.running.two_part_run.evaluate_in_two_parts`), driven with fake
 
 from __future__ import annotations
 
+import io
 import threading
 from dataclasses import dataclass, field
 
@@ -47,9 +48,12 @@ def test_every_correctness_part_runs_before_any_timing_and_the_parts_are_joined(
     with Store(tmp_path / "k.db") as store:
         store.begin_run("r1", method="test", model=None, device="cuda", git_sha=None, harness="h", config={},
                         environment={}, secret_seed=1)
-        writer = Writer(store, "r1", len(pairs), None, use_cache=True)
+        progress = io.StringIO()
+        writer = Writer(store, "r1", len(pairs), progress, use_cache=True)
         evaluations = evaluate_in_two_parts(evaluators, pairs, writer, jobs=2)
         rows = {r["task"]: r for r in store.rows("r1")}
+    lines = progress.getvalue().splitlines()  # each passing first part is reported as it is kept, before any timing
+    assert sum("CORRECT" in line for line in lines[:5]) == 4 and all("[checked" not in line for line in lines[5:])
     parts = [part for part, _ in log]
     assert parts == ["correctness"] * len(names) + ["timing"] * (len(names) - 1)
     assert sorted(n for part, n in log if part == "timing") == sorted(set(names) - {"gelu"})

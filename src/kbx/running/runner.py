@@ -25,7 +25,6 @@ from kbx.evaluation.result import Evaluation
 from kbx.generate.settings import GenerationSettings
 from kbx.running.provenance import git_sha
 from kbx.running.schedule import (
-    book_where_reused,
     describe,
     environment,
     longest_first,
@@ -219,13 +218,12 @@ def _run(
     for line in skipped:
         say(progress, f"skipped: {line}")
     start = time.monotonic()
-    if generating is None:  # a method that makes candidates as it goes may make several of a task
-        options = replace(options, timing=book_where_reused(options.timing, [task.name for task, _ in pairs]))
+    reuse = _reuses(pairs, generating)
     limits = Limits(timeout_s=options.timeout_s, confined=options.confined, compile_timeout_s=options.compile_timeout_s)
     with Store(options.store) as store:
         resumed = store.run(options.resume) if options.resume else None
         secret_seed = store.secret_seed(resumed.run_id) if resumed else options.secret_seed
-        with _evaluators(options, limits, secret_seed) as evaluators:
+        with _evaluators(options, limits, secret_seed, reuse) as evaluators:
             setup_s = time.monotonic() - start
             first = evaluators[0]
             run_env = environment(evaluators)
@@ -348,10 +346,17 @@ def _slot_evaluate(evaluators: Sequence[Evaluator], jobs: int, writer: Writer, r
     return evaluate
 
 
-def _evaluators(options: RunOptions, limits: Limits | None, secret_seed: int | None) -> Any:
+def _reuses(pairs: list[tuple[Task, Candidate]], generating: Generating | None) -> bool:
+    """Whether a task of the run may have a second candidate, whose evaluation reuses the first's references and
+    baselines (`Evaluator`'s `reuse`): a method that makes candidates as it goes may make several of a task."""
+    return generating is not None or len({task.name for task, _ in pairs}) < len(pairs)
+
+
+def _evaluators(options: RunOptions, limits: Limits | None, secret_seed: int | None, reuse: bool) -> Any:
     """The run's evaluators: local (one per visible GPU, or one on the CPU) or Ray actors."""
     if options.executor == "local":
-        return open_evaluators(options.device, options.gpus, limits, secret_seed, options.timing, options.contract)
+        return open_evaluators(options.device, options.gpus, limits, secret_seed, options.timing, options.contract,
+                               reuse)
     if options.executor == "ray":
         if options.contract is not None:
             raise KbxError("--contract runs on the local executor only (--executor local)")

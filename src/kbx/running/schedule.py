@@ -15,7 +15,6 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
-from dataclasses import replace
 from typing import Any, TypeVar
 
 from kbx.evaluation.bench_inputs import TimingSettings
@@ -56,23 +55,14 @@ def plan_gpus(device: str, gpus: int | None) -> list[str | None]:
 def open_evaluators(
     device: str, gpus: int | None, limits: Limits | None, secret_seed: int | None,
     timing: TimingSettings | None = TimingSettings(),  # noqa: B008 - frozen, so one shared default is safe
-    contract: str | None = None,
+    contract: str | None = None, reuse: bool = True,
 ) -> Iterator[list[Evaluator]]:
-    """The evaluators of a run, all sharing one secret seed, timing settings and added contract; closed on exit."""
+    """The evaluators of a run, all sharing one secret seed, timing settings and added contract; closed on exit.
+    `reuse`: whether a task may have several candidates (`Evaluator`)."""
     seed = new_secret_seed() if secret_seed is None else secret_seed
     with ExitStack() as stack:
-        yield [stack.enter_context(Evaluator(device, limits, seed, timing=timing, gpu=gpu, contract=contract))
-               for gpu in plan_gpus(device, gpus)]
-
-
-def book_where_reused(timing: TimingSettings | None, tasks: Sequence[str]) -> TimingSettings | None:
-    """`timing` without the baseline book where no task of the run's evaluations (`tasks`, one per evaluation) has
-    a second candidate to reuse its baselines: the book's canaries, timed beside a task's first candidate for the
-    later ones (`kbx.evaluation.orchestrator.baselines`), would cost about a second of each timed evaluation for
-    nothing."""
-    if timing is None or not timing.reuse_baselines or len(set(tasks)) < len(tasks):
-        return timing
-    return replace(timing, reuse_baselines=False)
+        yield [stack.enter_context(Evaluator(device, limits, seed, timing=timing, gpu=gpu, contract=contract,
+                                             reuse=reuse)) for gpu in plan_gpus(device, gpus)]
 
 
 def longest_first(pairs: Sequence[tuple[Any, Any]], durations: dict[str, float]) -> list[tuple[Any, Any]]:

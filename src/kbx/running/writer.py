@@ -40,6 +40,8 @@ class Writer:
         self._passed = 0
         self._bar = ProgressBar(progress) if progress is not None and progress.isatty() and total > 1 else None
         self._done = 0
+        self._first_parts = 0
+        """First parts that passed and wait to be timed (a two-part run, `correctness_part`)."""
         self.served = 0
         self._progress = progress
         self._use_cache = use_cache
@@ -86,6 +88,7 @@ class Writer:
             if evaluation.status is not Status.PASSED:
                 return self._store_fresh(evaluation, candidate, key), True
             self._store.add_first_part(self._run_id, evaluation.to_json(), key)
+            self._checked(evaluation)
             return evaluation, False
         return None, True
 
@@ -117,6 +120,15 @@ class Writer:
             self.unjudged.append(str(problem))
             self._done += 1
             self._show(f"[{self._done}/{self._total}] {task.name:28s} {'NOT JUDGED':16s} {candidate.name} - {problem}")
+
+    def _checked(self, evaluation: Evaluation) -> None:
+        """Reports a first part that passed: its timing comes once every candidate is checked."""
+        with self._lock:
+            if self.stopped:
+                return
+            self._first_parts += 1
+            self._show(f"[checked {self._first_parts}] {evaluation.task:28s} {'CORRECT':16s} "
+                       f"{evaluation.elapsed_s:6.1f}s  {evaluation.candidate} - timed once all are checked")
 
     def _store_fresh(self, evaluation: Evaluation, candidate: Candidate, key: str) -> Evaluation:
         row = evaluation.to_json()

@@ -62,3 +62,12 @@ def test_one_wrong_case_fails_the_evaluation(suite, tmp_path):
                       threading.Lock(), Inbox())
     assert judge(cases[0], tmp_path / "0.pt", []) and not judge(cases[1], tmp_path / "1.pt", [])
     assert not judge.passed_every_case()
+
+
+def test_references_are_kept_for_later_candidates_unless_none_come(suite, tmp_path):
+    case = plan_cases(suite["relu"], "cpu", 5)[0]
+    for keep, sent in [(True, None), (False, False)]:
+        trusted = _Trusted({"comparisons": [PASSED]})
+        CaseJudge(suite["relu"], [case], trusted, threading.Lock(), Inbox(), keep_references=keep)(
+            case, tmp_path / "0.pt", [])
+        assert trusted.sent[0][0].get("cache") == sent

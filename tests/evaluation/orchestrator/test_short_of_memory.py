@@ -8,7 +8,7 @@ import pytest
 
 from kbx.errors import ReferenceFailed
 from kbx.evaluation.orchestrator.gpu_gate import GpuGate
-from kbx.evaluation.orchestrator.short_of_memory import PHASE, alone_if_short, left_out_note, short_of_memory
+from kbx.evaluation.orchestrator.short_of_memory import NOTE, PHASE, alone_if_short, left_out_note, short_of_memory
 from kbx.evaluation.result import Evaluation
 from kbx.status import Status
 
@@ -56,6 +56,7 @@ def test_short_beside_another_runs_again_alone_and_the_second_outcome_counts():
     result = alone_if_short(gate, run)
     company.thread.join()
     assert result.status is Status.PASSED and PHASE in result.phases
+    assert result.message == f"{NOTE} (CUDA out of memory)"  # which process ran short, for the reader
     assert seen == [(2, False), (0, True)]
     assert gate.shared_holders == 0 and not gate.exclusive
 
@@ -78,7 +79,9 @@ def test_a_reference_out_of_memory_beside_another_is_judged_alone_and_other_fail
             raise ReferenceFailed("the trusted worker ran out of memory serving 'check'")
         return outcome(Status.PASSED)
 
-    assert alone_if_short(gate, run).status is Status.PASSED and len(attempts) == 2
+    result = alone_if_short(gate, run)
+    assert result.status is Status.PASSED and len(attempts) == 2
+    assert result.message == f"{NOTE} (the trusted worker ran out of memory serving 'check')"
     company.thread.join()
 
     def broken() -> Evaluation:

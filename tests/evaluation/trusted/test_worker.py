@@ -273,16 +273,16 @@ def test_references_kept_for_other_cases_give_way_to_the_case_at_hand(monkeypatc
         state._reference(code, {**case, "seed": 12}, workload)
 
 
-def test_a_recheck_is_judged_without_keeping_its_reference(tmp_path):
-    """The performance stage's re-check (index -1) draws a seed of its own: its reference is never asked for again,
-    so it takes no room from the references later candidates reuse."""
+def test_a_recheck_or_a_case_no_later_candidate_asks_for_is_judged_without_keeping_its_reference(tmp_path):
+    """The performance stage's re-check (index -1) draws a seed of its own, and a run with one candidate per task
+    (`cache`: False) asks for no case twice: such references take no room from those later candidates reuse."""
     case = next(c for c in plan_cases(RELU, "cpu", 5) if c.workload == "check_tail")
     generator = torch.Generator().manual_seed(case.seed)
     inputs = import_task(RELU).make_inputs(workload_of(RELU, case.to_json()), case.dtype, generator)
     torch.save({"outputs": pack_outputs(torch.relu(inputs["input"]))}, tmp_path / "case.pt")
     state = _State("cpu")
-    for index, kept in [(-1, 0), (case.index, 1)]:
-        sent = {**json.loads(json.dumps(case.to_json())), "file": "case.pt", "index": index}
+    for index, cache, kept in [(-1, True, 0), (case.index, False, 0), (case.index, True, 1)]:
+        sent = {**json.loads(json.dumps(case.to_json())), "file": "case.pt", "index": index, "cache": cache}
         (result,) = state.check(str(RELU.path), str(tmp_path), [sent])
         assert [c["status"] for c in result["comparisons"]] == ["PASSED"]
         assert len(state._references.entries) == kept

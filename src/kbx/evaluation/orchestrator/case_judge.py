@@ -21,8 +21,10 @@ class CaseJudge:
     every answer."""
 
     def __init__(self, task: Task, cases: list[Case], trusted: TrustedWorker, lock: threading.Lock,
-                 inbox: Inbox) -> None:
+                 inbox: Inbox, keep_references: bool = True) -> None:
+        """`keep_references`: whether the trusted worker keeps each case's reference for later candidates."""
         self.task, self.cases, self._trusted, self._lock, self._inbox = task, cases, trusted, lock, inbox
+        self._keep_references = keep_references
         self.judged: dict[int, dict[str, Any]] = {}
         self._originals = {c.twin for c in cases if c.twin is not None}
 
@@ -32,6 +34,8 @@ class CaseJudge:
             payload["keep"] = True
         if case.twin is not None:
             payload["twin"] = case.twin
+        if not self._keep_references:
+            payload["cache"] = False
         with self._lock:
             (answer,) = self._trusted.check(self.task.path, path.parent, [payload], self._inbox.take())
         self.judged[case.index] = {**answer, "mutated": mutated}

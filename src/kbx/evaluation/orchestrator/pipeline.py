@@ -68,12 +68,15 @@ class Evaluator:
         timing: TimingSettings | None = TimingSettings(),  # noqa: B008 - frozen, so one shared default is safe
         gpu: str | None = None,
         contract: str | None = None,
+        reuse: bool = True,
     ) -> None:
         """`timing`: how the performance stage measures on a GPU; None skips the stage (correctness only).
         `gpu`: pin the trusted worker and every candidate worker to this one GPU (a `CUDA_VISIBLE_DEVICES`
         entry); None uses the devices the environment makes visible. `contract`: another harness's rule to judge
         beside kbx's verdict (`kernelbench`: `kbx.kernelbench_rule`, for KernelBench problems); None
-        judges kbx's alone.
+        judges kbx's alone. `reuse`: whether a task may have later candidates here, for whom the trusted workers
+        keep its reference outputs and the performance stage its baselines (`BaselineBook`); False (a run with one
+        candidate per task) keeps neither, so they hold no GPU memory and cost no canaries.
 
         Raises:
             KbxError: an unknown contract, or a machine that cannot confine candidates.
@@ -101,7 +104,8 @@ class Evaluator:
                                            self._zygote, gpu)
         """Builds and caches CUDA candidates' extensions (`kbx.evaluation.orchestrator.extensions`)."""
         self.timing = timing
-        self._baselines = BaselineBook(reuse=timing is not None and timing.reuse_baselines)
+        self.reuse = reuse
+        self._baselines = BaselineBook(reuse=timing is not None and timing.reuse_baselines and reuse)
         self._shrinking_breaks: dict[str, str | None] = {}
         """Per task version, why its shrunk workloads break its reference (`published_only`), None where not."""
 
@@ -166,7 +170,7 @@ class Evaluator:
             raise ReferenceFailed(f"task {task.name} has no workload the {self.device} can run (its sizes are "
                                   "written where they cannot be shrunk: only a GPU runs it)")
         inbox = Inbox()
-        judge = CaseJudge(task, cases, judging.worker, judging.lock, inbox)
+        judge = CaseJudge(task, cases, judging.worker, judging.lock, inbox, keep_references=self.reuse)
         job_dir = Path(tempfile.mkdtemp(prefix=JOB_PREFIX, dir=scratch_root()))
         gate = self._gate() if part != "correctness" else None
         stage = self._performance_stage(task, job_dir, judge.passed_every_case, gate, inbox)

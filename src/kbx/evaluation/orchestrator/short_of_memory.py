@@ -13,7 +13,7 @@ A bench workload may need more memory than a GPU has (`Workload.min_gpu_gib`): t
 
 Short of memory: the candidate's OUT_OF_MEMORY, a worker killed as if out of memory (CRASHED, SIGKILL), or the
 trusted worker or the task's reference out of memory (`ReferenceFailed`, NOT JUDGED). The first attempt's seconds
-are kept in the outcome's phases (`short_of_memory`).
+are kept in the outcome's phases (`short_of_memory`), and which process ran short in its message (`NOTE`).
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ _OUT_OF_MEMORY = re.compile(r"out of memory|OutOfMemoryError", re.IGNORECASE)
 
 PHASE = "short_of_memory"
 """The phase that holds the seconds of a first attempt that ran short of memory beside others."""
+NOTE = "judged alone: short of GPU memory beside other evaluations"
+"""The start of the note an evaluation judged alone carries in its message, followed by what ran short."""
 
 
 def says_out_of_memory(text: str) -> bool:
@@ -77,12 +79,19 @@ def alone_if_short(gate: GpuGate | None, run: Callable[[], Evaluation]) -> Evalu
     if failure is not None and not company:
         raise failure
     first = time.monotonic() - began
+    short = _first_line(str(failure) if failure is not None else evaluation.message if evaluation else "")
     gate.acquire_exclusive()
     try:
         evaluation = run()
     finally:
         gate.release_exclusive()
-    return replace(evaluation, phases={**evaluation.phases, PHASE: round(first, 3)})
+    note = f"{NOTE} ({short})"
+    message = f"{note}; {evaluation.message}" if evaluation.message else note
+    return replace(evaluation, phases={**evaluation.phases, PHASE: round(first, 3)}, message=message)
+
+
+def _first_line(text: str) -> str:
+    return (text.strip().splitlines() or [""])[0][:160]
 
 
 def left_out_note(message: str, left_out: tuple[str, ...], environment: dict[str, Any]) -> str:

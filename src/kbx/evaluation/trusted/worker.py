@@ -178,8 +178,10 @@ class _State(TimingRequests):
             expected, _ = self._reference(code, case, workload, truth=False)
             comparisons = kernelbench_judge(outputs, expected, case["dtype"], rules.ATOL, rules.RTOL)
             return {"index": case["index"], "comparisons": [c.to_json() for c in comparisons]}
-        # a re-check in the performance stage (index -1) draws a seed of its own, never asked for again: not kept
-        expected, bases = self._reference(code, case, workload, keep=case["index"] >= 0)
+        # Kept for later candidates of the task, unless the orchestrator says none come (`cache`: False) or the case
+        # is the performance stage's re-check (index -1, a seed drawn for it alone)
+        keep = case["index"] >= 0 and case.get("cache", True)
+        expected, bases = self._reference(code, case, workload, keep=keep)
         inputs = self._inputs(code, case, workload) if task.contract.kind in TASK_CHECKED else None
         comparisons = judge(outputs, expected, inputs, code, task.contract, case["dtype"], workload, bases)
         if wants_second_opinion(comparisons, task.contract):
