@@ -26,12 +26,12 @@ from dataclasses import MISSING, asdict, dataclass, fields
 from typing import Any, ClassVar, Literal, Union, get_args
 
 TrustedRequest = Literal[
-    "hello", "check", "reference", "peaks", "clocks", "work", "prepare", "baseline", "release"
+    "hello", "check", "reference", "footprint", "peaks", "clocks", "work", "prepare", "baseline", "release"
 ]
 """What the trusted worker does on request (each a method of its state, `kbx.evaluation.trusted.worker`): say which
-device and environment it has; judge saved cases; compute a case's reference (whether it runs at all); measure the
-device's peaks; read its clocks; count a slot's work; prepare a task's timing slots (count work, compile
-baselines); time a baseline; let go of cached memory."""
+device and environment it has; judge saved cases; compute a case's reference (whether it runs at all); size a
+task's bench workloads; measure the device's peaks; read its clocks; count a slot's work; prepare a task's timing
+slots (count work, compile baselines); time a baseline; let go of cached memory."""
 TRUSTED_REQUESTS: tuple[str, ...] = get_args(TrustedRequest)
 DESCRIPTORS = "descriptors"
 """The payload key of a request followed by descriptors (SCM_RIGHTS, right after it on the same socket): how many.

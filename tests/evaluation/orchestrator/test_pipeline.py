@@ -45,3 +45,31 @@ def test_a_kernel_with_block_pointers_passes_on_the_cpu(cpu_evaluator, suite):
     path = FIXTURES / "interpreter" / "relu_block_pointers.py"
     evaluation = cpu_evaluator.evaluate(suite["relu"], Candidate(str(path), "relu", path.read_text()))
     assert evaluation.status.value == "PASSED", evaluation.message
+
+
+def test_a_part_with_bench_workloads_is_admitted_by_their_memory_on_a_gpu_alone(suite):
+    from types import SimpleNamespace
+
+    from kbx.evaluation.orchestrator.memory_budget import PEAK_FACTOR, memory_budget
+    from kbx.evaluation.orchestrator.trusted_pool import Served
+
+    asked = []
+
+    class Trusted:
+        def request(self, kind, payload):
+            asked.append(kind)
+            return {"bench": 1000}
+
+    evaluator = pipeline.Evaluator.__new__(pipeline.Evaluator)  # only what admission uses: no workers started
+    evaluator.device, evaluator.gpu, evaluator._footprints = "cuda", "admission-test", {}
+    evaluator.environment = {"memory_bytes": 10**9}
+    evaluator._pool = SimpleNamespace(first=Served(Trusted()))
+    budget = memory_budget("admission-test", 10**9)
+    with evaluator._admitted(suite["relu"], "timing"):
+        assert budget.held == PEAK_FACTOR * 1000
+    with evaluator._admitted(suite["relu"], "all"), evaluator._admitted(suite["relu"], "correctness"):
+        assert budget.held == PEAK_FACTOR * 1000  # the correctness part runs no bench workload
+    assert asked == ["footprint"] and budget.held == 0  # sized once per task
+    evaluator.device = "cpu"
+    with evaluator._admitted(suite["relu"], "timing"):
+        assert budget.held == 0

@@ -286,3 +286,7 @@ def test_a_recheck_or_a_case_no_later_candidate_asks_for_is_judged_without_keepi
         (result,) = state.check(str(RELU.path), str(tmp_path), [sent])
         assert [c["status"] for c in result["comparisons"]] == ["PASSED"]
         assert len(state._references.entries) == kept
+
+
+def test_a_tasks_bench_workloads_are_sized_on_request():
+    assert _State("cpu").footprint(str(RELU.path)) == {"bench": 2 * 4 * 16384 * 32768}

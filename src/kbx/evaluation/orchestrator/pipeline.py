@@ -11,6 +11,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
@@ -33,6 +34,7 @@ from kbx.evaluation.orchestrator.extensions import ExtensionBuilder, Prepared
 from kbx.evaluation.orchestrator.failures import call_failure, unjudged, unreadable
 from kbx.evaluation.orchestrator.gpu_gate import GpuGate, gpu_gate, memory_gate
 from kbx.evaluation.orchestrator.handover import Inbox
+from kbx.evaluation.orchestrator.memory_budget import ADMISSION, evaluation_bytes, memory_budget
 from kbx.evaluation.orchestrator.performance import PerformanceStage
 from kbx.evaluation.orchestrator.published_only import bench_only, noted, shrinking_breaks
 from kbx.evaluation.orchestrator.sandbox import Limits, WorkerRun, run_worker, scratch_root, start_zygote
@@ -106,6 +108,8 @@ class Evaluator:
         self.timing = timing
         self.reuse = reuse
         self._baselines = BaselineBook(reuse=timing is not None and timing.reuse_baselines and reuse)
+        self._footprints: dict[str, dict[str, int]] = {}
+        """Per task version, the bytes of each bench workload's inputs and outputs (`trusted.footprint`)."""
         self._shrinking_breaks: dict[str, str | None] = {}
         """Per task version, why its shrunk workloads break its reference (`published_only`), None where not."""
 
@@ -156,8 +160,26 @@ class Evaluator:
             with self._pool.judging() as judging:
                 return self._run(task, candidate, part, base, prepared, (start, static_s), judging)
 
-        evaluation = alone_if_short(memory, run)
-        return replace(evaluation, message=left_out_note(evaluation.message, left_out, self.environment))
+        with self._admitted(task, part) as waited:
+            evaluation = alone_if_short(memory, run)
+        phases = {**evaluation.phases, **({ADMISSION: round(waited, 3)} if waited >= 0.01 else {})}
+        return replace(evaluation, message=left_out_note(evaluation.message, left_out, self.environment),
+                       phases=phases)
+
+    def _admitted(self, task: Task, part: Part) -> AbstractContextManager[float]:
+        """Hold this GPU's memory for a part that runs bench workloads (`memory_budget`), yielding the seconds
+        waited; nothing to hold on a CPU, for the correctness part, or where no bench workload could be sized."""
+        total = int(self.environment.get("memory_bytes") or 0)
+        if self.device != "cuda" or part == "correctness" or not total:
+            return nullcontext(0.0)
+        if task.version not in self._footprints:
+            try:
+                answer = self._pool.first.request("footprint", {"task_dir": str(task.path)})
+            except KbxError:  # a task that cannot be read fails its evaluation with its own message
+                answer = {}
+            self._footprints[task.version] = {str(k): int(v) for k, v in answer.items()}
+        nbytes = evaluation_bytes(self._footprints[task.version], tuple(w.name for w in task.workloads_for(("bench",))))
+        return memory_budget(self.gpu, total).hold(nbytes)
 
     def _run(self, task: Task, candidate: Candidate, part: Part, base: Evaluation, prepared: Prepared,
              started: tuple[float, float], judging: Served) -> Evaluation:

@@ -246,6 +246,12 @@ class _State(TimingRequests):
         self._reference(code, case, workload_of(code.task, case))
         return {}
 
+    def footprint(self, task_dir: str) -> dict[str, int]:
+        """Bytes of each bench workload's inputs and outputs, sized without allocating (`footprint`)."""
+        from kbx.evaluation.trusted.footprint import bench_footprint
+
+        return bench_footprint(self._task_code(Path(task_dir)))
+
     def release(self) -> None:
         """Drop the timing input sets and give cached GPU memory back to the driver: the candidate workers that
         come next share the GPU, and memory this process keeps reserved is memory they cannot have."""
