@@ -1,8 +1,8 @@
 """The memory a task's bench workloads take, known before anything is allocated: their inputs and the reference's
-outputs made under torch's fake tensors, which carry shapes and dtypes and no storage. A scalar read out of a fake tensor
-(`.item()`: a seed drawn by `make_inputs`) reads as 0, since it has no value; no task sizes a tensor by one. Where
-the reference's output shape depends on values (lstsq's), the outputs are taken to be as large as the inputs. On the
-2-core CPU machine the suite's 327 bench workloads took about 4 s in all (2026-11-28).
+outputs made under torch's fake tensors, which carry shapes and dtypes and no storage. A scalar read out of a fake
+tensor (`.item()`: a seed drawn by `make_inputs`) reads as 0, since it has no value; no task sizes a tensor by one.
+Where the reference's output shape depends on values (lstsq's), the outputs are taken to be as large as the inputs.
+On the 2-core CPU machine the suite's 327 bench workloads took about 4 s in all (2026-11-28).
 
 The orchestrator admits timed evaluations to a GPU by it (`kbx.evaluation.orchestrator.memory_budget`).
 """
