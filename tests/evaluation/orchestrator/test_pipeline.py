@@ -73,3 +73,11 @@ def test_a_part_with_bench_workloads_is_admitted_by_their_memory_on_a_gpu_alone(
     evaluator.device = "cpu"
     with evaluator._admitted(suite["relu"], "timing"):
         assert budget.held == 0
+
+    class Failing:
+        def request(self, kind, payload):
+            raise RuntimeError("trusted worker failed on 'footprint'")
+
+    evaluator.device, evaluator._pool = "cuda", SimpleNamespace(first=Served(Failing()))
+    with evaluator._admitted(suite["gelu"], "timing"):  # unsized: nothing held, the run alone still catches it
+        assert budget.held == 0

@@ -175,7 +175,7 @@ class Evaluator:
         if task.version not in self._footprints:
             try:
                 answer = self._pool.first.request("footprint", {"task_dir": str(task.path)})
-            except KbxError:  # a task that cannot be read fails its evaluation with its own message
+            except (KbxError, RuntimeError):  # unknown: the run alone still catches a shortage
                 answer = {}
             self._footprints[task.version] = {str(k): int(v) for k, v in answer.items()}
         nbytes = evaluation_bytes(self._footprints[task.version], tuple(w.name for w in task.workloads_for(("bench",))))

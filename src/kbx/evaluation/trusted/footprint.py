@@ -23,7 +23,9 @@ def bench_footprint(code: Any) -> dict[str, int]:
     import torch
 
     task = code.task
-    widest = max(task.dtypes, key=lambda name: getattr(torch, name).itemsize if hasattr(torch, name) else 0)
+    if not task.dtypes:
+        return {}
+    widest = max(task.dtypes, key=lambda name: getattr(getattr(torch, name, None), "itemsize", 0))
     sizes: dict[str, int] = {}
     for workload in task.workloads_for(("bench",)):
         size = _fake_bytes(code, workload, widest)
