@@ -55,6 +55,20 @@ def test_perturbed_inputs_move_every_float_element_by_delta_of_itself_and_nothin
     assert torch.equal(perturbed({"input": x}, 1e-3, seed=7)["input"], moved["input"])  # drawn from the seed
 
 
+def test_perturbing_a_chunk_at_a_time_gives_the_one_expressions_values_bit_for_bit(monkeypatch):
+    from kbx.tasks import truth
+
+    monkeypatch.setattr(truth, "_CHUNK", 100)  # chunks that do not divide the inputs
+    x, y = torch.randn(7, 53), torch.randn(999, dtype=torch.float16)
+    for flips in range(4):
+        moved = truth.perturbed({"x": x, "y": y}, 2.0**-10, seed=11, flips=flips)
+        for index, (name, value) in enumerate({"x": x, "y": y}.items()):
+            generator = torch.Generator().manual_seed(11 + index)
+            signs = torch.randint(0, 2, value.shape, generator=generator).double() * 2 - 1
+            whole = value.double() * (1 + 2.0**-10 * signs * (-1.0 if flips >> index & 1 else 1.0))
+            assert torch.equal(moved[name], whole)
+
+
 def test_any_two_inputs_move_together_in_one_run_and_apart_in_another():
     from kbx.tasks.truth import flip_patterns
 

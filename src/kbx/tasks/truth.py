@@ -24,6 +24,8 @@ _ROUNDED: contextvars.ContextVar[list[bool] | None] = contextvars.ContextVar("kb
 """During `float64_reference(..., rounded=...)`, where `stored` notes that it rounded."""
 
 _NARROW = (torch.float32, torch.float16, torch.bfloat16)
+_CHUNK = 1 << 24
+"""Elements scaled at a time by `perturbed`."""
 _TO_DOUBLE = (torch.Tensor.float, torch.Tensor.half, torch.Tensor.bfloat16)
 
 
@@ -79,17 +81,33 @@ def float64_inputs(inputs: dict[str, Any]) -> dict[str, Any]:
 def perturbed(inputs: dict[str, Any], delta: float, seed: int, flips: int = 0) -> dict[str, Any]:
     """Float64 copies of the inputs with every floating-point element moved by `delta` of itself, up or down at
     random (the j-th floating-point input's signs drawn from `seed + j`, then all flipped where bit j of `flips` is
-    set), for the truth's response to perturbed inputs; other inputs as they are."""
+    set), for the truth's response to perturbed inputs; other inputs as they are.
+
+    Each copy is scaled in place a chunk at a time, from signs drawn as bytes: besides the copy, one byte per
+    element. Drawn as 64-bit integers and scaled in one expression, a 2^31-element input took four float64-sized
+    temporaries (70 GB) on top of its copy."""
     moved = {}
     index = 0
     for name, value in inputs.items():
         if isinstance(value, torch.Tensor) and value.is_floating_point():
             generator = torch.Generator(device=value.device).manual_seed(seed + index)
-            signs = torch.randint(0, 2, value.shape, generator=generator, device=value.device).double() * 2 - 1
-            value = value.double() * (1 + delta * signs * (-1.0 if flips >> index & 1 else 1.0))
+            ups = torch.randint(0, 2, value.shape, generator=generator, device=value.device, dtype=torch.int8)
+            step = -delta if flips >> index & 1 else delta
+            value = _scaled(value.double(), ups, 1.0 + step, 1.0 - step)
             index += 1
         moved[name] = value
     return moved
+
+
+def _scaled(wide: torch.Tensor, ups: torch.Tensor, up: float, down: float) -> torch.Tensor:
+    """`wide` (a fresh copy) times `up` where `ups` is 1 and `down` where it is 0, in place, `_CHUNK` elements at a
+    time."""
+    flat, flat_ups = wide.view(-1), ups.view(-1)
+    factors = torch.tensor([down, up], dtype=torch.float64, device=wide.device)
+    for start in range(0, flat.numel(), _CHUNK):
+        part = slice(start, start + _CHUNK)
+        flat[part] *= factors[flat_ups[part].long()]
+    return wide
 
 
 def flip_patterns(count: int) -> list[tuple[int, int]]:
