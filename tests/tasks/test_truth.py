@@ -59,10 +59,10 @@ def test_perturbing_a_chunk_at_a_time_gives_the_one_expressions_values_bit_for_b
     from kbx.tasks import truth
 
     monkeypatch.setattr(truth, "_CHUNK", 100)  # chunks that do not divide the inputs
-    x, y = torch.randn(7, 53), torch.randn(999, dtype=torch.float16)
-    for flips in range(4):
-        moved = truth.perturbed({"x": x, "y": y}, 2.0**-10, seed=11, flips=flips)
-        for index, (name, value) in enumerate({"x": x, "y": y}.items()):
+    x, y, z = torch.randn(7, 53), torch.randn(999, dtype=torch.float16), torch.randn(40, 9).t()  # z: strided
+    for flips in range(8):
+        moved = truth.perturbed({"x": x, "y": y, "z": z}, 2.0**-10, seed=11, flips=flips)
+        for index, (name, value) in enumerate({"x": x, "y": y, "z": z}.items()):
             generator = torch.Generator().manual_seed(11 + index)
             signs = torch.randint(0, 2, value.shape, generator=generator).double() * 2 - 1
             whole = value.double() * (1 + 2.0**-10 * signs * (-1.0 if flips >> index & 1 else 1.0))

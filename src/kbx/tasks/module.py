@@ -41,6 +41,9 @@ class TaskCode:
     inputs and the input maker it uses there; None: the entry point itself and `make_inputs`. A KernelBench task
     builds the candidate's `ModelNew` beside each case's inputs (`kbx.tasks.kernelbench.code`)."""
 
+    truth_rows: Callable[..., tuple[str, ...] | None] | None = None
+    """`truth_rows(**inputs)` -> the inputs whose rows (dim 0) the outputs' rows depend on alone, or None where they
+    mix: the float64 truth may then run a block of rows at a time (`kbx.evaluation.trusted.bases`)."""
     baseline: Callable[..., Any] | None = None
     """The task's own `baseline(...)`, same parameters as `reference`: what is timed as eager (and compiled for
     torch.compile) where the reference is a clear but slow definition; None times the reference."""
@@ -90,4 +93,5 @@ def _code_of(task: Task, module: ModuleType) -> TaskCode:
         task=task, reference=module.reference, make_inputs=module.make_inputs,
         check_outputs=getattr(module, "check_outputs", None), flops=getattr(module, "flops", None),
         min_bytes=getattr(module, "min_bytes", None), baseline=getattr(module, "baseline", None),
+        truth_rows=getattr(module, "truth_rows", None),
     )

@@ -101,9 +101,11 @@ def perturbed(inputs: dict[str, Any], delta: float, seed: int, flips: int = 0) -
 
 def _scaled(wide: torch.Tensor, ups: torch.Tensor, up: float, down: float) -> torch.Tensor:
     """`wide` (a fresh copy) times `up` where `ups` is 1 and `down` where it is 0, in place, `_CHUNK` elements at a
-    time."""
-    flat, flat_ups = wide.view(-1), ups.view(-1)
+    time where it is contiguous (a bench's inputs), else at once (a check's strided view, small)."""
     factors = torch.tensor([down, up], dtype=torch.float64, device=wide.device)
+    if not wide.is_contiguous():
+        return wide.mul_(factors[ups.long()])
+    flat, flat_ups = wide.view(-1), ups.view(-1)
     for start in range(0, flat.numel(), _CHUNK):
         part = slice(start, start + _CHUNK)
         flat[part] *= factors[flat_ups[part].long()]

@@ -129,3 +129,42 @@ def test_the_perturbation_is_the_case_dtypes_so_tensor_cores_widen_it_for_16_bit
     widened = cores.allowance("float16", long).backward_delta / cores.allowance("float32", long).backward_delta
     assert widened > 3
     assert torch.allclose(base.backward.double(), widened * plain.backward.double(), rtol=1e-3, atol=0.0)
+
+
+def _same_bases(one, other) -> bool:
+    return all(
+        torch.equal(a.truth, b.truth) and torch.equal(a.envelope, b.envelope) and torch.equal(a.backward, b.backward)
+        and a.eager_error == b.eager_error and a.norm == b.norm for a, b in zip(one, other, strict=True))
+
+
+@pytest.mark.parametrize(("dtype", "workload"), [("float32", "check_long_rows"), ("bfloat16", "check_middle")])
+def test_a_truth_run_by_blocks_of_rows_gives_the_whole_runs_bases_bit_for_bit(monkeypatch, suite, dtype, workload):
+    from kbx.evaluation.cases import plan_cases
+    from kbx.tasks.module import import_task
+
+    task = suite["softmax"]
+    code = import_task(task)
+    case = next(c for c in plan_cases(task, "cpu", 3) if c.workload == workload and c.dtype == dtype)
+    inputs = code.make_inputs(task.workload(workload), dtype, torch.Generator().manual_seed(case.seed))
+    eager = [code.reference(**inputs)]
+    rows = code.truth_rows(**inputs)
+    assert rows == ("input",)
+    whole = truth_bases(code.reference, inputs, eager, dtype, task.contract, task.workload(workload))
+    runs = _counting_runs(monkeypatch)
+    count = inputs["input"].shape[0]
+    per_block = max(1, count // 3)  # three blocks or more, the last one short where they do not divide
+    monkeypatch.setattr(bases, "PIECE_ELEMENTS", per_block * inputs["input"][0].numel())
+    blocks = bases.row_blocks(inputs, eager, rows)
+    assert blocks is not None and len(blocks.blocks) == -(-count // per_block) >= 3
+    by_rows = truth_bases(code.reference, inputs, eager, dtype, task.contract, task.workload(workload), rows=rows)
+    assert _same_bases(whole, by_rows)
+    assert len(runs) == 3 * len(blocks.blocks)  # the truth and two perturbed runs, each by blocks
+
+
+def test_rows_that_do_not_line_up_run_whole():
+    x, weight = torch.randn(6, 4), torch.randn(4)
+    eager = [x * weight]
+    assert bases.row_blocks({"x": x, "w": weight}, eager, ("w",)) is None  # not the outputs' rows
+    assert bases.row_blocks({"x": x}, eager, None) is None
+    assert bases.row_blocks({"x": x}, [x.sum()], ("x",)) is None  # a scalar output has no rows
+    assert bases.row_blocks({"x": x}, eager, ("x",)) is None  # one block holds it all

@@ -88,14 +88,21 @@ def basis(eager: torch.Tensor, truth: torch.Tensor, rule: Rule = RULE) -> Basis:
     return Basis(eager, kept, envelope(worst, counts, rule), math.sqrt(eager_sq), math.sqrt(norm_sq))
 
 
-def with_backward(base: Basis, moved: torch.Tensor) -> Basis:
-    """`base` with P raised to |moved - truth| where that is larger, `moved` being the truth on perturbed inputs."""
-    if base.truth is None or base.envelope is None or tuple(moved.shape) != tuple(base.truth.shape):
+def with_backward(base: Basis, moved: torch.Tensor, start: int = 0) -> Basis:
+    """`base` with P raised to |moved - truth| where that is larger, `moved` being the truth on perturbed inputs: of
+    the whole output (its shape), or of a block of its rows whose elements begin at `start`."""
+    if base.truth is None or base.envelope is None:
+        return base
+    whole = tuple(moved.shape) == tuple(base.truth.shape)
+    rows_of_it = moved.dim() >= 1 and tuple(moved.shape[1:]) == tuple(base.truth.shape[1:])
+    if not (whole and start == 0) and not (rows_of_it and start + moved.numel() <= base.truth.numel()):
         return base
     backward = base.backward if base.backward is not None else torch.zeros_like(base.truth, dtype=torch.float32)
-    flat_t, flat_m, flat_b = base.truth.reshape(-1), moved.to(base.truth.device).reshape(-1), backward.view(-1)
-    for start in range(0, flat_t.numel(), CHUNK):
-        part = slice(start, start + CHUNK)
+    count = moved.numel()
+    flat_t = base.truth.reshape(-1)[start : start + count]
+    flat_m, flat_b = moved.to(base.truth.device).reshape(-1), backward.view(-1)[start : start + count]
+    for first in range(0, count, CHUNK):
+        part = slice(first, first + CHUNK)
         change = (flat_m[part].double() - flat_t[part].double()).abs().nan_to_num(0.0, 0.0, 0.0)
         flat_b[part] = torch.maximum(flat_b[part], change.float())
     return replace(base, backward=backward)

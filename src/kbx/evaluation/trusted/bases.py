@@ -4,11 +4,18 @@ The reference runs again in float64 (`kbx.tasks.truth`): on the case's inputs, f
 copies of them, for each element's response P: 1 + ceil(log2 k) runs for k floating-point inputs (two for one),
 so that any two inputs move together in one run and apart in another. One run at a time, its outputs folded in and
 freed before the next, so the peak is one float64 run beside the kept truth.
+
+Where the task says its outputs' rows depend only on the same rows of some inputs (`truth_rows`, a task module's
+hook: softmax along any dimension but the first), each run goes a block of rows at a time (`PIECE_ELEMENTS`), so
+the float64 copies of the inputs and the reference's float64 temporaries are a block's, not the whole case's: at
+2^31 elements these took over 50 GB. The bases are the same, bit for bit: the truth is assembled whole before its
+basis is taken, and each perturbed block's response is folded into P where its rows lie.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
 from typing import Any
 
 import torch
@@ -34,8 +41,10 @@ def bases_if_any(code: Any, inputs: dict[str, Any], outputs: list[Any], dtype: s
     conv2d_depthwise's 2^31 bench beside seven other evaluations (H200, 2026-11-27); alone, the truth fits."""
     if not all(isinstance(out, torch.Tensor) for out in outputs):
         return None
+    rows_of = getattr(code, "truth_rows", None)  # a task module's hook (`TaskCode.truth_rows`)
     try:
-        return truth_bases(code.reference, inputs, outputs, dtype, code.task.contract, workload)
+        rows = rows_of(**inputs) if rows_of is not None else None
+        return truth_bases(code.reference, inputs, outputs, dtype, code.task.contract, workload, rows=rows)
     except (torch.OutOfMemoryError, MemoryError):
         raise
     except Exception:  # noqa: BLE001 - the reference's own code (a KernelBench problem's module) may raise anything
@@ -46,8 +55,9 @@ def bases_if_any(code: Any, inputs: dict[str, Any], outputs: list[Any], dtype: s
 
 
 def truth_bases(reference: Any, inputs: dict[str, Any], eager: list[Any], dtype: str, contract: Contract,
-                workload: Workload, rule: Rule = RULE) -> list[Basis]:
-    """Each output's basis for the eager outputs `eager` of `reference` on `inputs` (a case in `dtype`).
+                workload: Workload, rule: Rule = RULE, rows: tuple[str, ...] | None = None) -> list[Basis]:
+    """Each output's basis for the eager outputs `eager` of `reference` on `inputs` (a case in `dtype`); `rows`: the
+    inputs whose rows (dim 0) the outputs' rows depend on alone, where the task says so (run by blocks of rows).
 
     Raises:
         ValueError, TypeError, RuntimeError, NotImplementedError: the reference has no float64 path here, or
@@ -55,7 +65,8 @@ def truth_bases(reference: Any, inputs: dict[str, Any], eager: list[Any], dtype:
     """
     case_dtype = torch_dtype(dtype)
     rounded: list[bool] = []
-    truth = output_items(float64_reference(reference, inputs, case_dtype, rounded))
+    blocks = row_blocks(inputs, eager, rows)
+    truth = _whole(_runs(reference, inputs, case_dtype, blocks, rounded), blocks)
     if len(truth) != len(eager) or not all(isinstance(t, torch.Tensor) for t in truth):
         raise ValueError("the float64 reference returns other outputs than the eager one")
     bases = [basis(e, t, rule) for e, t in zip(eager, truth)]
@@ -69,7 +80,73 @@ def truth_bases(reference: Any, inputs: dict[str, Any], eager: list[Any], dtype:
     perturb = rule.backward_factor and contract.perturbed_truth and not rounded
     for offset, flips in flip_patterns(count) if perturb else ():
         moved = perturbed(inputs, delta, PERTURBATION_SEED + offset, flips)
-        moved = output_items(float64_reference(reference, moved, case_dtype))
-        bases = [with_backward(b, m) if isinstance(m, torch.Tensor) else b for b, m in zip(bases, moved)]
+        for block, outputs in _runs(reference, moved, case_dtype, blocks):
+            bases = [with_backward(b, m, _first_element(m, block)) if isinstance(m, torch.Tensor) else b
+                     for b, m in zip(bases, outputs)]
+            del outputs
         del moved
     return bases
+
+
+PIECE_ELEMENTS = 1 << 26
+"""Elements of the widest row-sliced tensor in one block of a run by rows: 512 MB in float64."""
+
+
+@dataclass(frozen=True)
+class RowBlocks:
+    """How a run goes a block of rows at a time: the inputs sliced, the blocks, and the rows in all."""
+
+    inputs: tuple[str, ...]
+    blocks: tuple[slice, ...]
+    count: int
+
+
+def row_blocks(inputs: dict[str, Any], eager: list[Any], rows: tuple[str, ...] | None) -> RowBlocks | None:
+    """The blocks of rows a run goes by: None (one run of the whole case) unless `rows` names tensor inputs whose
+    first dimension is every output's, and the case is larger than one block."""
+    if not rows or not eager or not all(isinstance(e, torch.Tensor) and e.dim() >= 1 for e in eager):
+        return None
+    count = eager[0].shape[0]
+    sliced = [inputs.get(name) for name in rows]
+    if any(e.shape[0] != count for e in eager) or not all(
+            isinstance(t, torch.Tensor) and t.dim() >= 1 and t.shape[0] == count for t in sliced):
+        return None
+    widest = max(t.numel() // max(count, 1) for t in [*sliced, *eager])
+    step = max(1, PIECE_ELEMENTS // max(widest, 1))
+    if step >= count:
+        return None
+    return RowBlocks(tuple(rows), tuple(slice(s, min(s + step, count)) for s in range(0, count, step)), count)
+
+
+def _runs(reference: Any, inputs: dict[str, Any], dtype: torch.dtype, blocks: RowBlocks | None,
+          rounded: list[bool] | None = None) -> Iterator[tuple[slice | None, list[Any]]]:
+    """The float64 reference's outputs, whole (block None) or a block of rows at a time."""
+    if blocks is None:
+        yield None, output_items(float64_reference(reference, inputs, dtype, rounded))
+        return
+    for block in blocks.blocks:
+        part = {name: value[block] if name in blocks.inputs else value for name, value in inputs.items()}
+        yield block, output_items(float64_reference(reference, part, dtype, rounded))
+
+
+def _whole(runs: Iterator[tuple[slice | None, list[Any]]], blocks: RowBlocks | None) -> list[Any]:
+    """The outputs of `runs` as whole tensors, each block's copied where its rows lie."""
+    whole: list[Any] = []
+    for block, outputs in runs:
+        if block is None or blocks is None:
+            return outputs
+        if not all(isinstance(o, torch.Tensor) and o.dim() >= 1 for o in outputs):
+            raise ValueError("a block's float64 outputs are not tensors of rows")
+        if not whole:
+            whole = [torch.empty((blocks.count, *o.shape[1:]), dtype=o.dtype, device=o.device) for o in outputs]
+        for kept, output in zip(whole, outputs):
+            kept[block] = output
+        del outputs
+    return whole
+
+
+def _first_element(output: torch.Tensor, block: slice | None) -> int:
+    """Where a block's output starts in its whole output's elements, in order (0 for a whole run)."""
+    if block is None:
+        return 0
+    return block.start * (output.numel() // max(block.stop - block.start, 1))
