@@ -182,3 +182,25 @@ def test_version_and_a_gpu_count_below_one():
     assert version.returncode == 0 and version.stdout.strip() == f"kbx {package.__version__}"
     no_gpus = kbx("run", "--gpus", "0")
     assert no_gpus.returncode == 2 and "--gpus: must be at least 1" in no_gpus.stderr
+
+
+def test_sigusr1_prints_every_threads_stack_and_a_captured_stderr_is_no_error(tmp_path, monkeypatch):
+    import faulthandler
+    import io
+    import os
+    import signal
+    import time
+
+    from kbx.cli import _stacks_on_request
+
+    monkeypatch.setattr("sys.stderr", io.StringIO())  # no file descriptor: nothing registered, nothing raised
+    _stacks_on_request()
+    with open(tmp_path / "stderr", "w") as stream:
+        monkeypatch.setattr("sys.stderr", stream)
+        _stacks_on_request()
+        try:
+            os.kill(os.getpid(), signal.SIGUSR1)
+            time.sleep(0.2)
+        finally:
+            faulthandler.unregister(signal.SIGUSR1)
+    assert "test_sigusr1_prints_every_threads_stack" in (tmp_path / "stderr").read_text()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import faulthandler
+import io
 import json
 import signal
 import sys
@@ -24,8 +25,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not hasattr(args, "handler"):
         parser.print_help()
         return 2
-    if hasattr(signal, "SIGUSR1"):  # `kill -USR1 PID`: every thread's stack on stderr, to see where a long run waits
-        faulthandler.register(signal.SIGUSR1, all_threads=True)
+    _stacks_on_request()
     try:
         return args.handler(args)
     except KbxError as exc:
@@ -37,6 +37,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into `head` and the like
         sys.stderr.close()
         return 0
+
+
+def _stacks_on_request() -> None:
+    """`kill -USR1 PID` prints every thread's stack on stderr, to see where a long run waits; not where stderr has
+    no file descriptor (captured by a caller)."""
+    if not hasattr(signal, "SIGUSR1"):
+        return
+    try:
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
+    except (io.UnsupportedOperation, AttributeError, ValueError):
+        pass
 
 
 def _parser() -> argparse.ArgumentParser:
