@@ -21,7 +21,7 @@ def _holder(budget: MemoryBudget, nbytes: int, entered: threading.Event, leave: 
             entered.set()
             leave.wait()
 
-    thread = threading.Thread(target=hold)
+    thread = threading.Thread(target=hold, daemon=True)
     thread.start()
     return thread
 
@@ -60,6 +60,29 @@ def test_one_larger_than_the_budget_runs_alone_and_nothing_waits_for_zero():
     big_leaves.set()
     big.join(5)
     assert budget.held == 0
+
+
+def test_small_requests_go_ahead_of_a_waiting_large_one_only_for_a_while():
+    budget = MemoryBudget(100, patience_s=0.3)  # 80 bytes may be held
+    leave_first, leave_second = threading.Event(), threading.Event()
+    first_in, second_in, large_in = threading.Event(), threading.Event(), threading.Event()
+    first = _holder(budget, 30, first_in, leave_first)
+    assert first_in.wait(5)
+    leave_large = threading.Event()
+    large = _holder(budget, 70, large_in, leave_large)
+    time.sleep(0.05)
+    with budget.hold(20) as waited:  # fits beside the first while the large one has waited less than its patience
+        assert waited < 0.1
+    time.sleep(0.4)
+    second = _holder(budget, 20, second_in, leave_second)  # fits, but the large one has waited long enough
+    assert not second_in.wait(0.3) and not large_in.is_set()
+    leave_first.set()  # 70 fits once the first is gone: the large one goes first, then the small one beside it
+    assert large_in.wait(5) and not second_in.wait(0.2)
+    assert budget.held == 70
+    leave_large.set(), leave_second.set()
+    for thread in (first, large, second):
+        thread.join(5)
+    assert second_in.is_set() and budget.held == 0
 
 
 def test_an_evaluation_holds_a_multiple_of_its_largest_known_bench_workload():

@@ -9,7 +9,9 @@ end: 355 s of first attempts and the drains behind them, out of 540 s.
 So an evaluation whose part runs bench workloads first holds `PEAK_FACTOR` times the largest bench workload's
 inputs and outputs (`kbx.evaluation.trusted.footprint`) out of `SHARE` of the GPU's memory, and waits while the
 evaluations already admitted hold too much for it to fit. One that needs more than the whole budget is admitted
-when nothing else holds any. Memory that the estimate misses is still caught by the run alone.
+when nothing else holds any. Later requests that fit may go ahead of a waiting one for `patience_s` (60 s), then
+queue behind it, so that a large one is not starved by a stream of small ones. Memory that the estimate misses is
+still caught by the run alone.
 """
 
 from __future__ import annotations
@@ -32,18 +34,27 @@ the trusted workers' cached references and whatever the estimates miss."""
 class MemoryBudget:
     """Bytes of one GPU's memory held by the evaluations admitted to it; `hold` waits until a request fits."""
 
-    def __init__(self, total_bytes: int) -> None:
+    def __init__(self, total_bytes: int, patience_s: float = 60.0) -> None:
         self.total = int(total_bytes * SHARE)
         self.held = 0
+        self.patience_s = patience_s
         self._condition = threading.Condition()
+        self._waiting: list[tuple[object, float]] = []
+        """Requests waiting, oldest first: (a token, since when)."""
 
     @contextmanager
     def hold(self, nbytes: int) -> Iterator[float]:
         """Hold `nbytes` (0: nothing to wait for) for the block; yields the seconds spent waiting."""
         began = time.monotonic()
         with self._condition:
-            while nbytes and self.held and self.held + nbytes > self.total:
-                self._condition.wait()
+            entry = (object(), began)
+            self._waiting.append(entry)
+            try:
+                while not self._admits(entry, nbytes):
+                    self._condition.wait(timeout=min(1.0, self.patience_s))
+            finally:
+                self._waiting.remove(entry)
+                self._condition.notify_all()
             self.held += nbytes
         try:
             yield time.monotonic() - began
@@ -51,6 +62,14 @@ class MemoryBudget:
             with self._condition:
                 self.held -= nbytes
                 self._condition.notify_all()
+
+    def _admits(self, entry: tuple[object, float], nbytes: int) -> bool:
+        """Whether a request fits now and its turn has come: the oldest waiting, or any while the oldest has waited
+        less than `patience_s` (called with the lock held)."""
+        if nbytes and self.held and self.held + nbytes > self.total:
+            return False
+        oldest, since = self._waiting[0]
+        return not nbytes or oldest is entry[0] or time.monotonic() - since < self.patience_s
 
 
 def evaluation_bytes(footprint: dict[str, int], workloads: tuple[str, ...]) -> int:
