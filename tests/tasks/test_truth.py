@@ -70,16 +70,35 @@ def test_perturbing_a_chunk_at_a_time_gives_the_one_expressions_values_bit_for_b
 
 
 def test_any_two_inputs_move_together_in_one_run_and_apart_in_another():
-    from kbx.tasks.truth import flip_patterns
+    from kbx.tasks.truth import perturbations
 
     for count in range(2, 9):
-        patterns = flip_patterns(count)
-        assert len(patterns) == 1 + (count - 1).bit_length()
+        patterns = perturbations(count)
+        assert len(patterns) == 2 + (count - 1).bit_length()
         for i in range(count):
             for j in range(i):
-                relative = {(flips >> i & 1) ^ (flips >> j & 1) for _, flips in patterns}
+                relative = {(p.flips >> i & 1) ^ (p.flips >> j & 1) for p in patterns}
                 assert relative == {0, 1}, (count, i, j)
-    assert len({offset for offset, _ in flip_patterns(1)}) == 2  # one input: two independent draws
+    assert len({p.offset for p in perturbations(1)}) == 2  # one input: two independent draws
+
+
+def test_the_checkered_run_moves_any_two_neighbours_apart_where_the_first_run_moved_them_together():
+    from kbx.tasks.truth import perturbations, perturbed
+
+    x = torch.randn(5, 6, 7).permute(2, 0, 1)  # strided: the checkerboard is over coordinates, not memory
+    for count in (1, 3):
+        first, checkered = perturbations(count)[0], perturbations(count)[-1]
+        assert checkered.checker and not first.checker and checkered.offset == first.offset == 0
+    up = perturbed({"x": x}, 0.25, seed=3)["x"] > x.double()
+    up_checkered = perturbed({"x": x}, 0.25, seed=3, checker=True)["x"] > x.double()
+    coords = torch.stack(torch.meshgrid(*(torch.arange(n) for n in x.shape), indexing="ij")).sum(0)
+    assert torch.equal(up ^ up_checkered, coords % 2 == 1)
+    for dim in range(3):  # neighbours along each dimension: together in one run exactly where apart in the other
+        ahead = [slice(None)] * 3
+        behind = [slice(None)] * 3
+        ahead[dim], behind[dim] = slice(1, None), slice(None, -1)
+        together = up[ahead] == up[behind]
+        assert torch.equal(together, up_checkered[ahead] != up_checkered[behind])
 
 
 def test_a_truth_run_notes_the_roundings_its_definition_makes():

@@ -12,7 +12,7 @@ normalises that) marks it with `stored`.
 from __future__ import annotations
 
 import contextvars
-from typing import Any
+from typing import Any, NamedTuple
 
 import torch
 from torch.overrides import TorchFunctionMode
@@ -78,10 +78,12 @@ def float64_inputs(inputs: dict[str, Any]) -> dict[str, Any]:
     return {k: v.double() if isinstance(v, torch.Tensor) and v.is_floating_point() else v for k, v in inputs.items()}
 
 
-def perturbed(inputs: dict[str, Any], delta: float, seed: int, flips: int = 0) -> dict[str, Any]:
+def perturbed(inputs: dict[str, Any], delta: float, seed: int, flips: int = 0, checker: bool = False
+              ) -> dict[str, Any]:
     """Float64 copies of the inputs with every floating-point element moved by `delta` of itself, up or down at
     random (the j-th floating-point input's signs drawn from `seed + j`, then all flipped where bit j of `flips` is
-    set), for the truth's response to perturbed inputs; other inputs as they are.
+    set, and with `checker`, flipped again on every element whose coordinates sum to an odd number), for the
+    truth's response to perturbed inputs; other inputs as they are.
 
     Each copy is scaled in place a chunk at a time, from signs drawn as bytes: besides the copy, one byte per
     element. Drawn as 64-bit integers and scaled in one expression, a 2^31-element input took four float64-sized
@@ -92,11 +94,23 @@ def perturbed(inputs: dict[str, Any], delta: float, seed: int, flips: int = 0) -
         if isinstance(value, torch.Tensor) and value.is_floating_point():
             generator = torch.Generator(device=value.device).manual_seed(seed + index)
             ups = torch.randint(0, 2, value.shape, generator=generator, device=value.device, dtype=torch.int8)
+            if checker:
+                _checkered(ups)
             step = -delta if flips >> index & 1 else delta
             value = _scaled(value.double(), ups, 1.0 + step, 1.0 - step)
             index += 1
         moved[name] = value
     return moved
+
+
+def _checkered(ups: torch.Tensor) -> torch.Tensor:
+    """`ups` (0 or 1 per element) flipped in place where the element's coordinates sum to an odd number: any two
+    elements one step apart along one dimension (a stencil's or an interpolation's neighbours) then move the
+    opposite way to each other in this run from the way they move in the run without it."""
+    for dim, size in enumerate(ups.shape):
+        odd = (torch.arange(size, device=ups.device) & 1).to(torch.int8)
+        ups.bitwise_xor_(odd.view([size if d == dim else 1 for d in range(ups.dim())]))
+    return ups
 
 
 def _scaled(wide: torch.Tensor, ups: torch.Tensor, up: float, down: float) -> torch.Tensor:
@@ -112,15 +126,28 @@ def _scaled(wide: torch.Tensor, ups: torch.Tensor, up: float, down: float) -> to
     return wide
 
 
-def flip_patterns(count: int) -> list[tuple[int, int]]:
-    """(seed offset, flips) of the perturbed runs for `count` floating-point inputs: the signs as drawn, then once
-    per bit of the inputs' indices every input whose index has that bit flipped, so every two inputs are moved the
-    same way in one run and opposite ways in another (a cancellation between them shows in one of the two); a
-    second draw for a single input."""
+class Perturbation(NamedTuple):
+    """One perturbed run's draw (`perturbed`): the seed offset, the inputs whose signs flip, and the checkerboard."""
+
+    offset: int
+    flips: int = 0
+    checker: bool = False
+
+
+def perturbations(count: int) -> list[Perturbation]:
+    """The perturbed runs for `count` floating-point inputs: the signs as drawn; once per bit of the inputs' indices
+    every input whose index has that bit flipped, so every two inputs are moved the same way in one run and
+    opposite ways in another (a cancellation between them shows in one of the two), or, for a single input, a
+    second draw; and the first draw checkered, so two neighbours of one input (the corners an interpolation blends,
+    a stencil's taps) that moved together in the first run move apart in this one. Without it, a bilinear sample
+    that cancels to 5e-6 between corners drawn the same way got a response of 1e-9 where its corners' rounding is
+    worth 1e-7, and an honest kernel failed grid_sample (CI, 2026-11-28)."""
     if count <= 1:
-        return [(0, 0), (1 << 16, 0)]
-    flips = [sum(1 << j for j in range(count) if j >> bit & 1) for bit in range((count - 1).bit_length())]
-    return [(0, 0)] + [(0, f) for f in flips]
+        moves = [Perturbation(1 << 16)]
+    else:
+        moves = [Perturbation(0, sum(1 << j for j in range(count) if j >> bit & 1))
+                 for bit in range((count - 1).bit_length())]
+    return [Perturbation(0), *moves, Perturbation(0, checker=True)]
 
 
 def float64_reference(reference: Any, inputs: dict[str, Any], dtype: torch.dtype,

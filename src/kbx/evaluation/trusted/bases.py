@@ -1,9 +1,10 @@
 """The bases a case's outputs are judged against (`kbx.evaluation.trusted.against_truth`), computed once per case.
 
 The reference runs again in float64 (`kbx.tasks.truth`): on the case's inputs, for the truth, and on perturbed
-copies of them, for each element's response P: 1 + ceil(log2 k) runs for k floating-point inputs (two for one),
-so that any two inputs move together in one run and apart in another. One run at a time, its outputs folded in and
-freed before the next, so the peak is one float64 run beside the kept truth.
+copies of them, for each element's response P: 2 + ceil(log2 k) runs for k floating-point inputs (three for one),
+so that any two inputs, and any two neighbours in one input, move together in one run and apart in another
+(`kbx.tasks.truth.perturbations`). One run at a time, its outputs folded in and freed before the next, so the peak
+is one float64 run beside the kept truth.
 
 Where the task says its outputs' rows depend only on the same rows of some inputs (`truth_rows`, a task module's
 hook: softmax along any dimension but the first), each run goes a block of rows at a time (`PIECE_ELEMENTS`), so
@@ -25,7 +26,7 @@ from kbx.evaluation.trusted.against_truth import Basis, basis, with_backward
 from kbx.tasks.accuracy import RULE, UNIT_ROUNDOFF, Rule
 from kbx.tasks.inputs import torch_dtype
 from kbx.tasks.spec import Contract, Workload
-from kbx.tasks.truth import flip_patterns, float64_reference, perturbed
+from kbx.tasks.truth import float64_reference, perturbations, perturbed
 
 PERTURBATION_SEED = 0x5EED0
 """The perturbed runs' signs are drawn from it: fixed, so a case's basis is a function of the case."""
@@ -78,8 +79,8 @@ def truth_bases(reference: Any, inputs: dict[str, Any], eager: list[Any], dtype:
     # A rounding the definition makes mid-way (`stored`) is a step: a perturbation crossing it moves an element by
     # a whole ulp of the task dtype, which says nothing of what a kernel may lose.
     perturb = rule.backward_factor and contract.perturbed_truth and not rounded
-    for offset, flips in flip_patterns(count) if perturb else ():
-        moved = perturbed(inputs, delta, PERTURBATION_SEED + offset, flips)
+    for move in perturbations(count) if perturb else ():
+        moved = perturbed(inputs, delta, PERTURBATION_SEED + move.offset, move.flips, move.checker)
         for block, outputs in _runs(reference, moved, case_dtype, blocks):
             bases = [with_backward(b, m, _first_element(m, block)) if isinstance(m, torch.Tensor) else b
                      for b, m in zip(bases, outputs)]
