@@ -1,6 +1,7 @@
 """Measure honest kernels against the float64 truth, to choose and check the constants of `kbx.tasks.accuracy`.
 
-    TRITON_INTERPRET=1 PYTHONPATH=src python3 benchmarks/calibrate_contracts.py [--roles check] [--seeds 5]
+    TRITON_INTERPRET=1 PYTHONPATH=src python3 benchmarks/calibrate_contracts.py [--roles check] [--seeds 5] \
+        [--first-seed 1] [--perturbed]
     PYTHONPATH=src python3 benchmarks/calibrate_contracts.py --device cuda --roles bench [--compiled]
 
 For every allclose task judged against the float64 truth, every workload of the roles asked for, every dtype and
@@ -27,11 +28,13 @@ import math
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import torch
 
+from kbx.evaluation.cases import PERTURBED_ROLE
 from kbx.evaluation.trusted.against_truth import (
     CHUNK,
     Basis,
@@ -45,6 +48,7 @@ from kbx.tasks.accuracy import RULE, Allowance, Rule
 from kbx.tasks.inputs import dtype_name
 from kbx.tasks.module import TaskCode, import_task
 from kbx.tasks.registry import load_suite, select
+from kbx.tasks.sizes import perturbed
 from kbx.tasks.spec import Task, Workload
 
 
@@ -139,11 +143,11 @@ def run_task(task: Task, args: argparse.Namespace, sink: Any) -> list[dict[str, 
     if args.compiled:
         candidates["compiled"] = torch.compile(code.reference)
     folded = []
-    for workload in task.workloads_for(tuple(args.roles)):
+    for sized in workload_sizes(task, args):
         for dtype in task.dtypes:
             start = time.perf_counter()
-            rows = [r for seed in range(1, args.seeds + 1)
-                    for r in measure(code, candidates, workload, dtype, seed, args.device, args.rule)]
+            rows = [r for seed in range(args.first_seed, args.first_seed + args.seeds)
+                    for r in measure(code, candidates, sized(seed), dtype, seed, args.device, args.rule)]
             for r in rows:
                 sink.write(json.dumps(r) + "\n")
             keys = sorted({(r["candidate"], r["output"]) for r in rows})
@@ -151,6 +155,17 @@ def run_task(task: Task, args: argparse.Namespace, sink: Any) -> list[dict[str, 
                 folded.append(worst([r for r in rows if (r["candidate"], r["output"]) == key]))
                 print(row_line(folded[-1]) + f" ({time.perf_counter() - start:.1f}s)", flush=True)
     return folded
+
+
+def workload_sizes(task: Task, args: argparse.Namespace) -> list[Callable[[int], Workload]]:
+    """Each workload of the roles asked for as a function of the seed: as published, and with --perturbed, each
+    check workload's perturbed copy once more (its sizes drawn from the seed, as a run draws them from its secret
+    seed)."""
+    chosen = task.workloads_for(tuple(args.roles))
+    sized: list[Callable[[int], Workload]] = [lambda seed, w=w: w for w in chosen]
+    if args.perturbed and task.perturb_source:
+        sized += [lambda seed, w=w: perturbed(task, w, seed) for w in chosen if w.role == PERTURBED_ROLE]
+    return sized
 
 
 def fold(path: Path) -> list[dict[str, Any]]:
@@ -186,6 +201,9 @@ def main() -> int:
     parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     parser.add_argument("--roles", nargs="+", default=["check"])
     parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--first-seed", type=int, default=1)
+    parser.add_argument("--perturbed", action="store_true",
+                        help="also each check workload's perturbed copy, its sizes drawn from each seed")
     parser.add_argument("--tasks", nargs="*", default=[])
     parser.add_argument("--compiled", action="store_true", help="also measure torch.compile(reference)")
     parser.add_argument("--out", default="calibration.jsonl", help="one JSON line per case and output")

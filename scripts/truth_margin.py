@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 
 import torch
 
@@ -39,6 +40,11 @@ def main() -> None:
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     parser.add_argument("--top", type=int, default=8)
     args = parser.parse_args()
+    if args.device == "cpu":  # the interpreter, with the shims candidates get (as calibrate_contracts.py)
+        os.environ.setdefault("TRITON_INTERPRET", "1")
+        from kbx.evaluation.candidate.interpreter import install_interpreter_shims
+
+        install_interpreter_shims()
     task = next(t for t in load_suite() if t.name == args.task)
     code = import_task(task)
     workload = next(w for w in task.workloads if w.name == args.workload)

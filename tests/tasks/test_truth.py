@@ -1,7 +1,8 @@
+import pytest
 import torch
 import torch.nn.functional as F
 
-from kbx.tasks.truth import float64_reference, task_dtype
+from kbx.tasks.truth import float64_reference, perturbed, task_dtype
 
 
 def test_float32_steps_of_a_reference_are_widened_to_float64():
@@ -97,17 +98,36 @@ def test_the_checkered_run_moves_any_two_neighbours_apart_where_the_first_run_mo
         ahead = [slice(None)] * 3
         behind = [slice(None)] * 3
         ahead[dim], behind[dim] = slice(1, None), slice(None, -1)
-        together = up[ahead] == up[behind]
-        assert torch.equal(together, up_checkered[ahead] != up_checkered[behind])
+        together = up[tuple(ahead)] == up[tuple(behind)]
+        assert torch.equal(together, up_checkered[tuple(ahead)] != up_checkered[tuple(behind)])
 
 
 def test_a_truth_run_notes_the_roundings_its_definition_makes():
     from kbx.tasks.truth import stored
 
-    x = torch.ones(2, dtype=torch.bfloat16)
-    rounded: list[bool] = []
-    float64_reference(lambda input: stored(input + 1) * 2, {"input": x}, torch.bfloat16, rounded)
-    assert rounded == [True]
+    x = torch.full((2,), 1.0 + 2.0**-10, dtype=torch.bfloat16)
+    rounded: list[torch.Tensor] = []
+    float64_reference(lambda input: stored(input + 2.0**-9) * 2, {"input": x}, torch.bfloat16, rounded)
+    assert len(rounded) == 1 and rounded[0].dtype == torch.bfloat16
+    assert torch.equal(rounded[0], (x.double() + 2.0**-9).to(torch.bfloat16))
     rounded.clear()
     float64_reference(lambda input: input * 2, {"input": x}, torch.bfloat16, rounded)
     assert rounded == []
+
+
+def test_a_perturbed_run_replays_what_the_truth_run_stored_moved_like_one_more_input():
+    from kbx.tasks.truth import Replay, stored
+
+    x = torch.randn(100, dtype=torch.float64).to(torch.bfloat16)
+    rounded: list[torch.Tensor] = []
+    float64_reference(lambda input: stored(input * 3) + 1, {"input": x}, torch.bfloat16, rounded)
+    seen = []
+    replay = Replay(rounded, 2.0**-12, seed=5, flips=0b10, checker=False, first=1)
+    # the run's own value (here moved far off) is not rounded again: the stored one comes back, moved by delta
+    float64_reference(lambda input: seen.append(stored(input * 3 + 0.01)), {"input": x}, torch.bfloat16, replay=replay)
+    moved = perturbed({"a": x, "b": rounded[0]}, 2.0**-12, seed=5, flips=0b10)["b"]
+    assert torch.equal(seen[0], moved)
+    with pytest.raises(ValueError, match="stores other values"):  # a second rounding the truth run never made
+        float64_reference(lambda input: stored(input), {"input": x}, torch.bfloat16, replay=replay)
+
+

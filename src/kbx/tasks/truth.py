@@ -12,6 +12,7 @@ normalises that) marks it with `stored`.
 from __future__ import annotations
 
 import contextvars
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import torch
@@ -20,8 +21,10 @@ from torch.overrides import TorchFunctionMode
 _CASE_DTYPE: contextvars.ContextVar[torch.dtype | None] = contextvars.ContextVar("kbx_case_dtype", default=None)
 _AS_WRITTEN: contextvars.ContextVar[bool] = contextvars.ContextVar("kbx_as_written", default=False)
 """Set while `stored` rounds: `Widened` lets that one cast through as written."""
-_ROUNDED: contextvars.ContextVar[list[bool] | None] = contextvars.ContextVar("kbx_rounded", default=None)
-"""During `float64_reference(..., rounded=...)`, where `stored` notes that it rounded."""
+_ROUNDED: contextvars.ContextVar[list[torch.Tensor] | None] = contextvars.ContextVar("kbx_rounded", default=None)
+"""During `float64_reference(..., rounded=...)`, where `stored` notes what it rounded (in the case's dtype)."""
+_REPLAY: contextvars.ContextVar[Replay | None] = contextvars.ContextVar("kbx_replay", default=None)
+"""During `float64_reference(..., replay=...)`: what `stored` returns."""
 
 _NARROW = (torch.float32, torch.float16, torch.bfloat16)
 _CHUNK = 1 << 24
@@ -38,18 +41,49 @@ def task_dtype(tensor: torch.Tensor) -> torch.dtype:
 def stored(tensor: torch.Tensor) -> torch.Tensor:
     """`tensor` as the definition stores it: a reference marks with this an intermediate that the operation rounds
     to the task dtype by definition (one it also returns, say: the updated residual of a fused add and norm). Outside
-    a truth run it is `tensor` itself; in one, the float64 value rounded to the case's dtype and widened again."""
+    a truth run it is `tensor` itself; in one, the float64 value rounded to the case's dtype and widened again; in a
+    perturbed run (`Replay`), the value the truth run stored here, perturbed."""
     case = _CASE_DTYPE.get()
     if case is None or tensor.dtype != torch.float64:
         return tensor
-    noted = _ROUNDED.get()
-    if noted is not None:
-        noted.append(True)
+    replay = _REPLAY.get()
+    if replay is not None:
+        return replay.next(tensor)
     token = _AS_WRITTEN.set(True)
     try:
-        return tensor.to(case).double()
+        rounded = tensor.to(case)
     finally:
         _AS_WRITTEN.reset(token)
+    noted = _ROUNDED.get()
+    if noted is not None:
+        noted.append(rounded)
+    return rounded.double()
+
+
+@dataclass
+class Replay:
+    """A perturbed run of a reference that rounds mid-way (`stored`): each rounding returns the value the truth run
+    stored there, moved like the inputs (as the `first`-th perturbed tensor on, by `perturbed`'s seed, flips and
+    checkerboard). Rounding the perturbed run's own value would be a step (an element crossing a rounding boundary
+    moves by an ulp of the task dtype, which says nothing of what a kernel may lose); the stored value moved probes
+    what follows it, such as a layer norm of the stored residual whose output cancels to nearly 0."""
+
+    values: list[torch.Tensor]
+    """What the truth run stored, in order, in the case's dtype."""
+    delta: float
+    seed: int
+    flips: int
+    checker: bool
+    first: int
+    """The index of the first stored value among the perturbed tensors (the inputs come first)."""
+    taken: int = 0
+
+    def next(self, tensor: torch.Tensor) -> torch.Tensor:
+        """The next stored value, moved. Raises ValueError where the run stores something else than the truth run."""
+        if self.taken >= len(self.values) or tuple(self.values[self.taken].shape) != tuple(tensor.shape):
+            raise ValueError("a perturbed run of the reference stores other values than its truth run")
+        index, self.taken = self.taken, self.taken + 1
+        return _moved(self.values[index], self.delta, self.seed, self.first + index, self.flips, self.checker)
 
 
 def _widen(value: Any) -> Any:
@@ -92,15 +126,20 @@ def perturbed(inputs: dict[str, Any], delta: float, seed: int, flips: int = 0, c
     index = 0
     for name, value in inputs.items():
         if isinstance(value, torch.Tensor) and value.is_floating_point():
-            generator = torch.Generator(device=value.device).manual_seed(seed + index)
-            ups = torch.randint(0, 2, value.shape, generator=generator, device=value.device, dtype=torch.int8)
-            if checker:
-                _checkered(ups)
-            step = -delta if flips >> index & 1 else delta
-            value = _scaled(value.double(), ups, 1.0 + step, 1.0 - step)
+            value = _moved(value, delta, seed, index, flips, checker)
             index += 1
         moved[name] = value
     return moved
+
+
+def _moved(value: torch.Tensor, delta: float, seed: int, index: int, flips: int, checker: bool) -> torch.Tensor:
+    """A float64 copy of the `index`-th perturbed tensor `value`, moved as `perturbed` moves its inputs."""
+    generator = torch.Generator(device=value.device).manual_seed(seed + index)
+    ups = torch.randint(0, 2, value.shape, generator=generator, device=value.device, dtype=torch.int8)
+    if checker:
+        _checkered(ups)
+    step = -delta if flips >> index & 1 else delta
+    return _scaled(value.double(), ups, 1.0 + step, 1.0 - step)
 
 
 def _checkered(ups: torch.Tensor) -> torch.Tensor:
@@ -151,15 +190,16 @@ def perturbations(count: int) -> list[Perturbation]:
 
 
 def float64_reference(reference: Any, inputs: dict[str, Any], dtype: torch.dtype,
-                      rounded: list[bool] | None = None) -> Any:
+                      rounded: list[torch.Tensor] | None = None, replay: Replay | None = None) -> Any:
     """`reference` run on float64 copies of `inputs` (of a case in `dtype`) with every floating-point step widened
-    to float64; what it returns. `rounded`, when given, gets an entry for each `stored` rounding the run made (a
-    definition with such steps has no use for perturbed runs). Exceptions propagate: a reference with no float64
-    path says so in its contract."""
-    token, noted = _CASE_DTYPE.set(dtype), _ROUNDED.set(rounded)
+    to float64; what it returns. `rounded`, when given, gets what each `stored` rounding of the run stored (in
+    `dtype`); `replay`, when given, says what each returns instead (a perturbed run). Exceptions propagate: a
+    reference with no float64 path says so in its contract."""
+    token, noted, replayed = _CASE_DTYPE.set(dtype), _ROUNDED.set(rounded), _REPLAY.set(replay)
     try:
         with torch.no_grad(), Widened():
             return reference(**float64_inputs(inputs))
     finally:
         _CASE_DTYPE.reset(token)
         _ROUNDED.reset(noted)
+        _REPLAY.reset(replayed)

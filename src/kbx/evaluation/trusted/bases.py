@@ -26,7 +26,7 @@ from kbx.evaluation.trusted.against_truth import Basis, basis, with_backward
 from kbx.tasks.accuracy import RULE, UNIT_ROUNDOFF, Rule
 from kbx.tasks.inputs import torch_dtype
 from kbx.tasks.spec import Contract, Workload
-from kbx.tasks.truth import float64_reference, perturbations, perturbed
+from kbx.tasks.truth import Replay, float64_reference, perturbations, perturbed
 
 PERTURBATION_SEED = 0x5EED0
 """The perturbed runs' signs are drawn from it: fixed, so a case's basis is a function of the case."""
@@ -65,7 +65,7 @@ def truth_bases(reference: Any, inputs: dict[str, Any], eager: list[Any], dtype:
             its float64 outputs do not fit the eager ones (callers then judge by the contract's tolerances).
     """
     case_dtype = torch_dtype(dtype)
-    rounded: list[bool] = []
+    rounded: list[torch.Tensor] = []
     blocks = row_blocks(inputs, eager, rows)
     truth = _whole(_runs(reference, inputs, case_dtype, blocks, rounded), blocks)
     if len(truth) != len(eager) or not all(isinstance(t, torch.Tensor) for t in truth):
@@ -76,12 +76,14 @@ def truth_bases(reference: Any, inputs: dict[str, Any], eager: list[Any], dtype:
     own = dtype if dtype in UNIT_ROUNDOFF else "float32"
     delta = replace(contract.allowance(own, workload), rule=rule).backward_delta
     count = sum(isinstance(v, torch.Tensor) and v.is_floating_point() for v in inputs.values())
-    # A rounding the definition makes mid-way (`stored`) is a step: a perturbation crossing it moves an element by
-    # a whole ulp of the task dtype, which says nothing of what a kernel may lose.
-    perturb = rule.backward_factor and contract.perturbed_truth and not rounded
-    for move in perturbations(count) if perturb else ():
-        moved = perturbed(inputs, delta, PERTURBATION_SEED + move.offset, move.flips, move.checker)
-        for block, outputs in _runs(reference, moved, case_dtype, blocks):
+    # What the definition rounds mid-way (`stored`) is replayed, moved like one more input (`Replay`); a run by
+    # blocks of rows stores block by block, so a reference that rounds so is not run by blocks and perturbed.
+    perturb = rule.backward_factor and contract.perturbed_truth and not (rounded and blocks is not None)
+    for move in perturbations(count + len(rounded)) if perturb else ():
+        seed = PERTURBATION_SEED + move.offset
+        moved = perturbed(inputs, delta, seed, move.flips, move.checker)
+        replay = Replay(rounded, delta, seed, move.flips, move.checker, first=count) if rounded else None
+        for block, outputs in _runs(reference, moved, case_dtype, blocks, replay=replay):
             bases = [with_backward(b, m, _first_element(m, block)) if isinstance(m, torch.Tensor) else b
                      for b, m in zip(bases, outputs)]
             del outputs
@@ -120,10 +122,11 @@ def row_blocks(inputs: dict[str, Any], eager: list[Any], rows: tuple[str, ...] |
 
 
 def _runs(reference: Any, inputs: dict[str, Any], dtype: torch.dtype, blocks: RowBlocks | None,
-          rounded: list[bool] | None = None) -> Iterator[tuple[slice | None, list[Any]]]:
+          rounded: list[torch.Tensor] | None = None, replay: Replay | None = None
+          ) -> Iterator[tuple[slice | None, list[Any]]]:
     """The float64 reference's outputs, whole (block None) or a block of rows at a time."""
     if blocks is None:
-        yield None, output_items(float64_reference(reference, inputs, dtype, rounded))
+        yield None, output_items(float64_reference(reference, inputs, dtype, rounded, replay))
         return
     for block in blocks.blocks:
         part = {name: value[block] if name in blocks.inputs else value for name, value in inputs.items()}
