@@ -14,7 +14,9 @@ Inputs are normal with a mean of 1 and outliers, so a window that misses or adds
 Workloads cover sizes that divide and that do not, global pooling (output 1), outputs larger than the input,
 None in output_size, a 3-D input, transposed, strided and channels-last (NHWC memory) inputs, and global
 pooling of a 97 x 101 plane (`check_global_large`: one window of 9797 elements, more than a window tile capped at
-8192 elements holds).
+8192 elements holds), and windows 300 wide (`check_window_rows_over_128`), past a window row read 128 at a time
+by a kernel that never reads the rest (the solution passed every other check with that loop cut to its first
+128).
 """
 
 import torch
@@ -42,6 +44,8 @@ TASK = {
         {"name": "check_none", "role": "check", "params": {"shape": [1, 2, 12, 23], "output_size": [None, 6]}},
         {"name": "check_3d_input", "role": "check", "params": {"shape": [3, 30, 29], "output_size": 4}},
         {"name": "check_wide_window", "role": "check", "params": {"shape": [1, 2, 9, 150], "output_size": [2, 3]}},
+        {"name": "check_window_rows_over_128", "role": "check",
+         "params": {"shape": [1, 2, 5, 600], "output_size": [2, 2]}},
         {"name": "check_channels_last", "role": "check",
          "params": {"shape": [1, 67, 15, 13], "output_size": [4, 5], "layout": "channels_last"}},
         {"name": "check_channels_last_global", "role": "check",

@@ -16,7 +16,9 @@ of -inf shows, and a window that misses a row often misses its maximum. Workload
 that do not, global pooling (output 1), outputs larger than the input, None in output_size, a 3-D input,
 transposed, strided and channels-last (NHWC memory) inputs, and global pooling of a 97 x 101 plane
 (`check_global_large`: one window of 9797 elements) whose unique maximum lies past element 8192 of the plane, past
-any window tile capped at 8192 elements.
+any window tile capped at 8192 elements; and windows 700 wide (`check_window_rows_over_128`, every input row's
+unique maximum past column 512), past a window row read 128 at a time by a kernel that never reads the rest (the
+solution passed every other check with its loop over a window row cut to the first 128).
 """
 
 import torch
@@ -48,6 +50,8 @@ TASK = {
         {"name": "check_none", "role": "check", "params": {"shape": [1, 2, 12, 23], "output_size": [None, 6]}},
         {"name": "check_3d_input", "role": "check", "params": {"shape": [3, 30, 29], "output_size": 4}},
         {"name": "check_wide_window", "role": "check", "params": {"shape": [1, 2, 9, 150], "output_size": [2, 3]}},
+        {"name": "check_window_rows_over_128", "role": "check",
+         "params": {"shape": [1, 2, 6, 700], "output_size": [3, 1], "peak": "late_in_rows"}},
         {"name": "check_channels_last", "role": "check",
          "params": {"shape": [1, 67, 15, 13], "output_size": [4, 5], "layout": "channels_last"}},
         {"name": "check_channels_last_global", "role": "check",
@@ -78,8 +82,8 @@ def make_inputs(workload, dtype, generator):
     p = workload.params
     x = inputs.randn(p["shape"], dtype, generator, scale=2.0, offset=-3.0)
     x = inputs.with_outliers(x, generator, fraction=2e-3, magnitude=40.0)
-    if p.get("peak") == "late":
-        x = inputs.late_extremum(x, [-2, -1], generator).to(x.dtype)
+    if p.get("peak") in ("late", "late_in_rows"):  # in the whole plane, or in every row
+        x = inputs.late_extremum(x, [-2, -1] if p["peak"] == "late" else [-1], generator).to(x.dtype)
     layout = p.get("layout", "contiguous")
     x = x.contiguous(memory_format=torch.channels_last) if layout == "channels_last" else inputs.layout(x, layout)
     return {"input": x, "output_size": _arg(p["output_size"]), "return_indices": False}

@@ -26,7 +26,10 @@ least 2.5e-2 (5x to 12x above the bound).
 Inputs: activation rows with scales spread over 2^-3 .. 2^3, about one row in four holding a +-40 outlier that
 sets its scale, an all-zero row in some workloads; weights quantized per output channel from Gaussian rows
 whose scales spread over 2^-2 .. 2^2 (so every int8 value occurs); a bias of about the output's size or none;
-2-D and 3-D inputs, column-major activations and a strided weight; odd M, N and K.
+2-D and 3-D inputs, column-major activations and a strided weight; odd M, N and K. In `check_late_peak_long_k`
+(K = 9001) each activation row's largest magnitude sits past element 8192, so a row maximum read from the first
+blocks only, or merged wrongly, sets a wrong scale (the solution, whose blocks stop at 8192, passed every other
+check with its loop cut to one block).
 """
 
 import math
@@ -51,6 +54,8 @@ TASK = {
          "params": {"batch": [127], "N": 65, "K": 129, "bias": True, "zero_row": True}},
         {"name": "check_3d_long_k", "role": "check",
          "params": {"batch": [3, 11], "N": 129, "K": 1000, "bias": False, "zero_row": True}},
+        {"name": "check_late_peak_long_k", "role": "check",
+         "params": {"batch": [5], "N": 17, "K": 9001, "bias": True, "peak": "late"}},
         {"name": "check_layouts", "role": "check",
          "params": {"batch": [129], "N": 127, "K": 65, "bias": True, "input_layout": "transposed",
                     "weight_layout": "strided"}},
@@ -93,6 +98,8 @@ def make_inputs(workload, dtype, generator):
     row_scale = torch.exp2(inputs.uniform([M, 1], -3.0, 3.0, "float32", generator))
     x = inputs.randn([M, K], "float32", generator) * row_scale
     x = inputs.with_outliers(x, generator, fraction=0.25 / K, magnitude=40.0)
+    if p.get("peak") == "late":  # each row's largest magnitude past the largest power of two below K, by more
+        x = inputs.late_extremum(x, [-1], generator, magnitude=True, step=8.0)  # than a 16-bit ulp up to 512
     if p.get("zero_row", False):
         x[M // 2] = 0.0
     x = x.to(inputs.torch_dtype(dtype)).to(torch.float32)

@@ -17,7 +17,10 @@ product, which is exact here: every partial sum is an integer below 2^53); both 
 Inputs are built so the scheme's choices matter: the row scales of `input` spread over a factor of 64 and those
 of `weight` over 16; about one row in four of each operand holds an outlier (+-40 in `input`, +-2 in `weight`)
 that sets its row's scale; some workloads contain an all-zero row in each operand; sizes are odd (127, 129,
-65, 33, 1000) and operands come contiguous, column-major or strided.
+65, 33, 1000) and operands come contiguous, column-major or strided. In `check_late_peak_long_k` (K = 2501)
+each activation row's largest magnitude sits past element 2048, so a row maximum read from the first blocks
+only, or merged wrongly, sets a wrong scale (the solution, whose blocks stop at 1024, passed every other check
+with its loop cut to one block).
 
 Contract: quantized, RMS(out - ref) / RMS(ref) <= 3e-3. Measured under the CPU interpreter on the smoke and
 check workloads, seeds 0-9 (50 cases): the solution's rel_rmse is 0 in every case (it reproduces the reference
@@ -51,6 +54,7 @@ TASK = {
         {"name": "check_layouts", "role": "check",
          "params": {"M": 129, "N": 127, "K": 65, "input_layout": "transposed", "weight_layout": "strided"}},
         {"name": "check_aligned", "role": "check", "params": {"M": 64, "N": 128, "K": 256}},
+        {"name": "check_late_peak_long_k", "role": "check", "params": {"M": 9, "N": 33, "K": 2501, "peak": "late"}},
         {"name": "bench_square", "role": "bench", "params": {"M": 8192, "N": 8192, "K": 8192}},
         {"name": "bench_mlp", "role": "bench", "params": {"M": 4096, "N": 14336, "K": 4096}},
     ],
@@ -88,6 +92,8 @@ def make_inputs(workload, dtype, generator):
     row_scale = torch.exp2(inputs.uniform([M, 1], -3.0, 3.0, "float32", generator))
     x = inputs.randn([M, K], "float32", generator) * row_scale
     x = inputs.with_outliers(x, generator, fraction=0.25 / K, magnitude=40.0)
+    if p.get("peak") == "late":  # each row's largest magnitude past the largest power of two below K, by more
+        x = inputs.late_extremum(x, [-1], generator, magnitude=True, step=8.0)  # than a 16-bit ulp up to 512
     # Weights: about 0.05 * N(0, 1), output-feature scales spread over 2^-2 .. 2^2, rare +-2 outliers.
     feature_scale = torch.exp2(inputs.uniform([N, 1], -2.0, 2.0, "float32", generator))
     w = 0.05 * inputs.randn([N, K], "float32", generator) * feature_scale

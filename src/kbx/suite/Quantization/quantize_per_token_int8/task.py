@@ -26,7 +26,10 @@ for every faithful way of computing it:
 Rows have scales spread over 2^-6 .. 2^6, one element in 64 is an outlier of 8x the row's spread (a row's max is
 often a lone outlier), the sign of the max varies (max(x) instead of max(|x|) fails), one row is all zeros in
 most workloads; inputs come 2-D and 3-D, contiguous, column-major or strided, with rows shorter and longer
-than one block.
+than one block. In `check_late_peak_long` (rows of 20011, longer than a block of 16384) each row's largest
+magnitude sits past element 16384: a kernel that reads only its first blocks, or merges their maxima wrongly,
+gets every scale wrong (the solution, whose blocks stop at 8192, passed every other check with its loop cut to
+one block).
 """
 
 import torch
@@ -55,6 +58,7 @@ TASK = {
         {"name": "check_transposed", "role": "check",
          "params": {"shape": [129, 127], "layout": "transposed", "zero_row": True}},
         {"name": "check_strided", "role": "check", "params": {"shape": [65, 33], "layout": "strided", "ties": True}},
+        {"name": "check_late_peak_long", "role": "check", "params": {"shape": [3, 20011], "peak": "late"}},
         {"name": "bench", "role": "bench", "params": {"shape": [32768, 8192]}},
     ],
 }
@@ -80,7 +84,10 @@ def make_inputs(workload, dtype, generator):
     # Ordinary rows: N(0, 1) times a row scale in 2^-6 .. 2^6, with +-8 outliers, rounded to the task dtype.
     spread = torch.exp2(inputs.uniform([rows, 1], -6.0, 6.0, "float32", generator))
     x = inputs.with_outliers(inputs.randn([rows, K], "float32", generator), generator, fraction=1 / 64,
-                             magnitude=8.0) * spread
+                             magnitude=8.0)
+    if p.get("peak") == "late":  # each row's largest magnitude past the largest power of two below K
+        x = inputs.late_extremum(x, [-1], generator, magnitude=True)
+    x = x * spread
     x = x.to(inputs.torch_dtype(dtype)).to(torch.float32)
     # No element within 1e-3 of a rounding boundary (its row's maximum is never one: it sits at 127).
     amax = x.abs().amax(dim=1, keepdim=True).double()
