@@ -40,3 +40,13 @@ def test_magnitude_keeps_the_sign_and_tops_every_magnitude():
 def test_an_empty_dim_list_means_every_dim():
     x = inputs.randn([3, 17, 129], "float32", generator())
     assert inputs.late_extremum(x, [], generator()).flatten().argmax() >= 4096
+
+
+def test_close_values_are_distinct_in_float32_and_tie_in_narrower_dtypes():
+    x = inputs.close_values([64, 500], [64, 1], torch.Generator().manual_seed(3))
+    assert x.dtype == torch.float32 and bool(((x.abs() >= 1000) & (x.abs() < 1004)).all())
+    signs = torch.sign(x)
+    assert bool((signs == signs[:, :1]).all()) and 0 < int((signs[:, 0] < 0).sum()) < 64  # one sign per slice
+    for row in x:
+        assert row.unique().numel() >= 0.98 * row.numel()  # nearly all distinct in float32 (ulp 6e-5 there)
+        assert row.half().unique().numel() <= 9 and row.bfloat16().unique().numel() <= 2

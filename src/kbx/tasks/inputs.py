@@ -106,6 +106,15 @@ def late_extremum(
     return slices.reshape(moved.shape).permute(inverse).contiguous()
 
 
+def close_values(shape: Sequence[int], slice_shape: Sequence[int], generator: torch.Generator) -> torch.Tensor:
+    """Float32 values in [1000, 1004), or [-1004, -1000) for about half of the slices (`slice_shape`: the shape
+    broadcast over each slice, 1 along the reduced dims): distinct in float32, 8 levels apart in fp16 (ulp 0.5
+    there), 2 in bf16 (ulp 4). A comparison made on values rounded to a narrower dtype than the task's ties them,
+    and picks another index than the exact one (small integers, exact in every dtype, hide that)."""
+    sign = torch.where(uniform(slice_shape, 0.0, 1.0, "float32", generator) < 0.5, -1.0, 1.0)
+    return sign * (1000.0 + uniform(shape, 0.0, 4.0, "float32", generator))
+
+
 def randint(low: int, high: int, shape: Sequence[int], generator: torch.Generator) -> torch.Tensor:
     """int64 values in [low, high)."""
     return torch.randint(low, high, tuple(shape), generator=generator, device=generator.device)

@@ -13,8 +13,11 @@ reduce the last, first and middle dimensions, negative `dim`, `keepdim=True`, a 
 longer than one block, and transposed or strided (non-contiguous) inputs. In the `late_peak` workloads every slice
 instead has one unique maximum placed in its last eighth (past the first 4096 elements at the published sizes): a
 kernel that stops after its first block (or merges blocks wrongly) misses it, which the tied small integers alone
-rarely show, since a slice's maximum then almost always occurs in its first block. Inputs are finite: NaN handling
-is not exercised.
+rarely show, since a slice's maximum then almost always occurs in its first block. In the `close_values` workloads the values instead lie in [1000, 1004) (or [-1004, -1000) per slice), apart by less
+than an ulp of a narrower dtype: a kernel that compares values rounded to fp16 or bf16 (a load cast too far, a
+half-precision running maximum) ties them and returns the wrong index (the small integers, exact in every dtype,
+let such a kernel pass). Inputs are
+finite: NaN handling is not exercised.
 """
 
 import torch
@@ -45,6 +48,9 @@ TASK = {
         {"name": "check_last_transposed", "role": "check",
          "params": {"shape": [127, 129], "dim": -1, "layout": "transposed"}},
         {"name": "check_short_rows", "role": "check", "params": {"shape": [3, 129, 5], "dim": -1}},
+        {"name": "check_close_values", "role": "check", "params": {"shape": [65, 1031], "dim": -1, "close": True}},
+        {"name": "check_close_values_dim0", "role": "check",
+         "params": {"shape": [1031, 65], "dim": 0, "close": True}},
         {"name": "check_late_peak_rows", "role": "check",
          "params": {"shape": [9, 9001], "dim": -1, "peak": "late"}},
         {"name": "check_late_peak_cols", "role": "check",
@@ -70,6 +76,8 @@ def make_inputs(workload, dtype, generator):
     # A per-slice integer offset in [-12, 8): about 40% of the slices are entirely negative.
     offset_shape = [1 if d == dim else s for d, s in enumerate(shape)]
     x += torch.floor(inputs.uniform(offset_shape, -12.0, 8.0, "float32", generator))
+    if p.get("close"):
+        x = inputs.close_values(shape, offset_shape, generator)
     if p.get("peak") == "late":
         x = _late_peak(x, dim, generator)
     x = x.to(inputs.torch_dtype(dtype))

@@ -16,7 +16,10 @@ transposed inputs, where a good kernel splits the work over many programs), slic
 transposed or strided inputs. In `check_late_trough` each slice instead has one unique minimum (its minimum - 1)
 past the largest power of two below its length (9001: past element 8192): with tied small integers a slice's
 minimum almost always occurs in its first block, so only there does a kernel that reads a prefix of each slice
-fail. Inputs are finite: NaN handling is not exercised.
+fail. In `check_close_values` the values instead lie in [1000, 1004) (or [-1004, -1000) per slice), apart by less
+than an ulp of a narrower dtype: a kernel that compares values rounded to fp16 or bf16 (a load cast too far, a
+half-precision running minimum) ties them and returns the wrong index (the small integers, exact in every dtype,
+let such a kernel pass). Inputs are finite: NaN handling is not exercised.
 """
 
 import torch
@@ -51,6 +54,7 @@ TASK = {
          "params": {"shape": [127, 129], "dim": -1, "layout": "transposed"}},
         {"name": "check_neg_strided", "role": "check",
          "params": {"shape": [7, 65, 33], "dim": -2, "layout": "strided"}},
+        {"name": "check_close_values", "role": "check", "params": {"shape": [1031, 65], "dim": 0, "close": True}},
         {"name": "check_late_trough", "role": "check", "params": {"shape": [9, 9001], "dim": -1, "trough": "late"}},
         {"name": "bench_rows", "role": "bench", "params": {"shape": [32768, 32768], "dim": -1}},
         {"name": "bench_middle", "role": "bench", "params": {"shape": [256, 1024, 4096], "dim": 1}},
@@ -75,6 +79,8 @@ def make_inputs(workload, dtype, generator):
     else:
         offset_shape = [1 if d == p["dim"] % len(shape) else s for d, s in enumerate(shape)]
     x += torch.floor(inputs.uniform(offset_shape, -8.0, 12.0, "float32", generator))
+    if p.get("close"):
+        x = inputs.close_values(shape, offset_shape, generator)
     if p.get("trough") == "late":
         x = inputs.late_extremum(x, [] if p["dim"] is None else [p["dim"]], generator, lowest=True)
     x = x.to(inputs.torch_dtype(dtype))
