@@ -6,18 +6,18 @@ Mirrors `torch.argmax(input, dim, keepdim=False)` with an int `dim` (negative va
 The output is int64 and has the input's shape with `dim` removed, or kept with size 1 when `keepdim=True`.
 When the maximum occurs more than once in a slice the FIRST (smallest) index wins, as PyTorch documents.
 
-Inputs are small integers (exact in every dtype) plus a per-slice integer offset, so nearly every slice holds
-its maximum several times (a kernel that returns the last tied index, or that merges partial results in the
-wrong order, fails) and many slices are entirely negative (a running maximum started at 0 fails). Workloads
-reduce the last, first and middle dimensions, negative `dim`, `keepdim=True`, a 1-D input (0-d output), slices
-longer than one block, and transposed or strided (non-contiguous) inputs. In the `late_peak` workloads every slice
-instead has one unique maximum placed in its last eighth (past the first 4096 elements at the published sizes): a
-kernel that stops after its first block (or merges blocks wrongly) misses it, which the tied small integers alone
-rarely show, since a slice's maximum then almost always occurs in its first block. In the `close_values` workloads the values instead lie in [1000, 1004) (or [-1004, -1000) per slice), apart by less
-than an ulp of a narrower dtype: a kernel that compares values rounded to fp16 or bf16 (a load cast too far, a
-half-precision running maximum) ties them and returns the wrong index (the small integers, exact in every dtype,
-let such a kernel pass). Inputs are
-finite: NaN handling is not exercised.
+Inputs are small integers (exact in every dtype) plus a per-slice integer offset, so nearly every slice holds its
+maximum several times (a kernel that returns the last tied index, or that merges partial results in the wrong order,
+fails) and many slices are entirely negative (a running maximum started at 0 fails). Workloads reduce the last,
+first and middle dimensions, negative `dim`, `keepdim=True`, a 1-D input (0-d output), slices longer than one block,
+and transposed or strided (non-contiguous) inputs. In the `late_peak` workloads every slice instead has one unique
+maximum placed in its last eighth (past the first 4096 elements at the published sizes): a kernel that stops after
+its first block (or merges blocks wrongly) misses it, which the tied small integers alone rarely show, since a
+slice's maximum then almost always occurs in its first block. In the `close_values` workloads the values instead lie
+in [1000, 1004) (or [-1004, -1000) per slice), apart by less than an ulp of a narrower dtype: a kernel that compares
+values rounded to fp16 or bf16 (a load cast too far, a half-precision running maximum) ties them and returns the
+wrong index (the small integers, exact in every dtype, let such a kernel pass). Inputs are finite: NaN handling is
+not exercised.
 """
 
 import torch

@@ -8,18 +8,18 @@ The output is int64. With an int `dim` it has the input's shape with `dim` remov
 `keepdim` is True; with `dim=None` it is 0-d, or all ones in shape when `keepdim` is True. When the minimum
 occurs more than once, the FIRST (smallest) index wins, as PyTorch documents: the contract is exact.
 
-Inputs are small integers (exact in every dtype) plus a per-slice integer offset, so nearly every slice holds
-its minimum several times (a kernel that keeps the last tied index, or merges partial results in the wrong
-order, fails) and many slices are entirely positive (a running minimum started at 0 fails). Workloads reduce
-the last, first and a middle dim, negative dims, keepdim, dim=None (a full reduction over 1-D, 2-D and
-transposed inputs, where a good kernel splits the work over many programs), slices longer than one block, and
-transposed or strided inputs. In `check_late_trough` each slice instead has one unique minimum (its minimum - 1)
-past the largest power of two below its length (9001: past element 8192): with tied small integers a slice's
-minimum almost always occurs in its first block, so only there does a kernel that reads a prefix of each slice
-fail. In `check_close_values` the values instead lie in [1000, 1004) (or [-1004, -1000) per slice), apart by less
-than an ulp of a narrower dtype: a kernel that compares values rounded to fp16 or bf16 (a load cast too far, a
-half-precision running minimum) ties them and returns the wrong index (the small integers, exact in every dtype,
-let such a kernel pass). Inputs are finite: NaN handling is not exercised.
+Inputs are small integers (exact in every dtype) plus a per-slice integer offset, so nearly every slice holds its
+minimum several times (a kernel that keeps the last tied index, or merges partial results in the wrong order, fails)
+and many slices are entirely positive (a running minimum started at 0 fails). Workloads reduce the last, first and a
+middle dim, negative dims, keepdim, dim=None (a full reduction over 1-D, 2-D and transposed inputs, where a good
+kernel splits the work over many programs), slices longer than one block, and transposed or strided inputs. In
+`check_late_trough` each slice instead has one unique minimum (its minimum - 1) past the largest power of two below
+its length (9001: past element 8192): with tied small integers a slice's minimum almost always occurs in its first
+block, so only there does a kernel that reads a prefix of each slice fail. In `check_close_values` the values
+instead lie in [1000, 1004) (or [-1004, -1000) per slice), apart by less than an ulp of a narrower dtype: a kernel
+that compares values rounded to fp16 or bf16 (a load cast too far, a half-precision running minimum) ties them and
+returns the wrong index (the small integers, exact in every dtype, let such a kernel pass). Inputs are finite: NaN
+handling is not exercised.
 """
 
 import torch
