@@ -10,6 +10,9 @@ each plant one bug of a class the suite claims to catch (issue 20):
   last element.
 - `narrow`: `x.to(tl.float32)` in a jitted function becomes `x.to(tl.float16)`: values computed in half
   precision. (An accumulator initialised in fp16 is no mutant in the interpreter: adding fp32 promotes it.)
+- `masked_other`: a masked load's `other=c` becomes `other=c + 1` (`other=-inf` becomes `other=0`): the lanes
+  past a tail enter a sum, a maximum or a product.
+- `eps_fixed`: a jitted function's `eps` argument is read as 1e-5 wherever it is used: an epsilon ignored.
 
     PYTHONPATH=src python3 scripts/mutants.py [--tasks softmax cumsum ...] [--category Reduce] [--ops first_block]
         [--limit 3] [--out mutants.jsonl]
@@ -93,10 +96,34 @@ def _narrow(node: ast.AST) -> bool:
     return True
 
 
+def _masked_other(node: ast.AST) -> bool:
+    """Rewrite a load's `other=c` to `other=c + 1`, or `other=float("-inf")` to `other=0.0`; whether it was one."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "load"):
+        return False
+    for keyword in node.keywords:
+        if keyword.arg != "other":
+            continue
+        text = ast.unparse(keyword.value)
+        keyword.value = ast.Constant(0.0) if "inf" in text else ast.BinOp(keyword.value, ast.Add(), ast.Constant(1))
+        return True
+    return False
+
+
+def _eps_fixed(node: ast.AST) -> bool:
+    """Rewrite the first statement of a jitted function that has an `eps` argument to `eps = 1e-05`; whether it
+    was one."""
+    if not (isinstance(node, ast.FunctionDef) and any(a.arg == "eps" for a in node.args.args)):
+        return False
+    node.body.insert(0, ast.Assign([ast.Name("eps", ast.Store())], ast.Constant(1e-05)))
+    return True
+
+
 OPERATORS: dict[str, Callable[[ast.AST], bool]] = {
     "first_block": _first_block,
     "tail_short": _tail_short,
     "narrow": _narrow,
+    "masked_other": _masked_other,
+    "eps_fixed": _eps_fixed,
 }
 
 

@@ -49,6 +49,14 @@ def test_each_operator_rewrites_one_site_of_the_jitted_function_and_nothing_on_t
         assert "for i in range(n):" in source and "assert i < n" in source and "torch.float32" in source
 
 
+def test_a_masked_loads_other_and_an_eps_argument_are_planted():
+    source = SOURCE.replace("def kernel(x_ptr, n, BLOCK", "def kernel(x_ptr, n, eps, BLOCK")
+    mutants = {m.op: m.source for m in _script().mutants(source, ["masked_other", "eps_fixed"], limit=5)}
+    assert "other=0.0 + 1" in mutants["masked_other"]
+    assert "eps = 1e-05" in mutants["eps_fixed"].split("def kernel")[1].split("acc =")[0]
+    assert list(_script().mutants(SOURCE, ["eps_fixed"], limit=5)) == []  # no eps argument: nothing planted
+
+
 def test_the_limit_caps_mutants_per_operator():
     source = SOURCE.replace("mask=offs < n,", "mask=(offs < n) & (offs < n),")
     assert len(list(_script().mutants(source, ["tail_short"], limit=1))) == 1
