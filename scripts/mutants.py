@@ -49,7 +49,7 @@ class Mutant:
 
 
 def _jitted(tree: ast.Module) -> list[ast.FunctionDef]:
-    """The module's functions decorated with something ending in `jit` (`triton.jit`, `@jit`)."""
+    """The module's functions decorated with `jit` (`@triton.jit`, `@jit`, `@triton.jit(...)`)."""
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef):
