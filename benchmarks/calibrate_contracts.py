@@ -56,9 +56,10 @@ def _outputs(value: Any) -> list[Any]:
     return list(value) if isinstance(value, (tuple, list)) else [value]
 
 
-def load_solution(task: Task) -> Any:
-    """The solution's entry point, imported in this process."""
-    spec = importlib.util.spec_from_file_location(f"_kbx_solution_{task.name}", task.solution_file)
+def load_solution(task: Task, path: Path | None = None) -> Any:
+    """The entry point of the task's solution (or of the candidate file `path`), imported in this process."""
+    path = task.solution_file if path is None else path
+    spec = importlib.util.spec_from_file_location(f"_kbx_{task.name}_{path.parent.name}_{path.stem}", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

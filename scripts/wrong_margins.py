@@ -14,7 +14,6 @@ fail it).
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import math
 import os
@@ -32,15 +31,6 @@ from kbx.tasks.module import import_task  # noqa: E402
 from kbx.tasks.registry import load_suite, select  # noqa: E402
 from kbx.tasks.spec import Task  # noqa: E402
 from kbx.tasks.suite_check import expected_statuses, judged_on  # noqa: E402
-
-
-def candidate(task: Task, path: Path) -> Any:
-    """The wrong candidate's entry point, imported in this process."""
-    spec = importlib.util.spec_from_file_location(f"_kbx_wrong_{task.name}_{path.stem}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return getattr(module, task.name)
 
 
 def worst_over_cases(task: Task, code: Any, fn: Any, seed: int, stop: float) -> tuple[float, str]:
@@ -79,7 +69,7 @@ def main() -> int:
         for path in task.wrong_files():
             if not judged_on(path, "cpu") or expected_statuses(path) != ("MISMATCH",):
                 continue
-            fn = candidate(task, path)
+            fn = calibrate.load_solution(task, path)
             for seed in args.seeds:
                 worst, where = worst_over_cases(task, code, fn, seed, args.stop)
                 print(json.dumps({"task": task.name, "wrong": path.stem, "seed": seed, "worst": worst,

@@ -108,7 +108,7 @@ def late_extremum(
 
 def close_values(shape: Sequence[int], slice_shape: Sequence[int], generator: torch.Generator) -> torch.Tensor:
     """Float32 values in [1000, 1004), or [-1004, -1000) for about half of the slices (`slice_shape`: the shape
-    broadcast over each slice, 1 along the reduced dims): distinct in float32, 8 levels apart in fp16 (ulp 0.5
+    broadcast over each slice, 1 along the reduced dims): distinct in float32, at most 9 values in fp16 (ulp 0.5
     there), 2 in bf16 (ulp 4). A comparison made on values rounded to a narrower dtype than the task's ties them,
     and picks another index than the exact one (small integers, exact in every dtype, hide that)."""
     sign = torch.where(uniform(slice_shape, 0.0, 1.0, "float32", generator) < 0.5, -1.0, 1.0)
