@@ -6,7 +6,8 @@
 
 For every allclose task judged against the float64 truth, every workload of the roles asked for, every dtype and
 seed, it runs the task's solution (and with --compiled, `torch.compile(reference)`, a second honest kernel that
-fuses and keeps float32 intermediates), the eager reference and its float64 truth, and reports per task, dtype,
+fuses and keeps float32 intermediates; with --variants, the task's textbook formulas in float32,
+`benchmarks/textbook_variants.py`), the eager reference and its float64 truth, and reports per task, dtype,
 workload and output, the worst over the seeds of:
 - `ratio`: the candidate's normwise error against the truth over the eager reference's (inf where eager is exact);
 - `eager_u`, `cand_u`: the two normwise errors ||x - truth|| / ||truth|| in units of the output dtype's u;
@@ -132,7 +133,7 @@ def worst(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 def row_line(r: dict[str, Any]) -> str:
     mark = "    " if r["status"] == "PASSED" else "FAIL"
-    return (f"{mark} {r['task']:28s} {r['candidate']:8s} {r['dtype']:8s} {r['workload']:26s} {r['output']} "
+    return (f"{mark} {r['task']:28s} {r['candidate']:14s} {r['dtype']:8s} {r['workload']:26s} {r['output']} "
             f"n={r['n']:<7g} ratio={r['ratio']:<8.3g} eager_u={r['eager_u']:<8.3g} cand_u={r['cand_u']:<8.3g} "
             f"norm_need={r['norm_need']:<8.3g} elem_need={r['elem_need']:<8.3g} bound={r['bound']:.3g}")
 
@@ -143,6 +144,10 @@ def run_task(task: Task, args: argparse.Namespace, sink: Any) -> list[dict[str, 
     candidates = {"solution": load_solution(task)}
     if args.compiled:
         candidates["compiled"] = torch.compile(code.reference)
+    if args.variants:
+        from textbook_variants import VARIANTS  # benchmarks/, this script's folder
+
+        candidates.update(VARIANTS.get(task.name, {}))
     folded = []
     for sized in workload_sizes(task, args):
         for dtype in task.dtypes:
@@ -207,6 +212,8 @@ def main() -> int:
                         help="also each check workload's perturbed copy, its sizes drawn from each seed")
     parser.add_argument("--tasks", nargs="*", default=[])
     parser.add_argument("--compiled", action="store_true", help="also measure torch.compile(reference)")
+    parser.add_argument("--variants", action="store_true",
+                        help="also measure benchmarks/textbook_variants.py's textbook formulas of the task")
     parser.add_argument("--out", default="calibration.jsonl", help="one JSON line per case and output")
     parser.add_argument("--set", nargs="*", default=[], metavar="NAME=VALUE",
                         help="rule constants other than kbx.tasks.accuracy.RULE's, e.g. element_factor=2")

@@ -48,6 +48,13 @@ def test_the_truth_rule_fields_and_their_exceptions_are_read():
     assert dict(contract.insensitive) == {"check_tail": "the reference cancels there"}
 
 
+def test_an_absolute_allowance_is_read_with_its_reason_and_reaches_the_allowance_in_units_of_u_acc():
+    contract = read({"kind": "allclose", "absolute": {"units": 16, "reason": " exp(x) - 1 cancels near 0 "}})
+    assert contract.absolute_units == 16.0 and contract.absolute_reason == "exp(x) - 1 cancels near 0"
+    assert contract.allowance("bfloat16", WORKLOADS[0]).absolute == 16 * 2.0**-24  # u_acc: float32's
+    assert read({"kind": "allclose"}).allowance("float32", WORKLOADS[0]).absolute == 0.0
+
+
 def test_exact_and_quantized_contracts_keep_their_own_fields():
     assert not read({"kind": "exact", "second_opinion": False}).second_opinion
     assert read({"kind": "quantized", "bound": 0.05}).bound == 0.05
@@ -87,6 +94,11 @@ def test_the_contract_read_is_immutable():
         ({"kind": "allclose", "insensitive": {"workloads": [], "reason": "r"}}, "insensitive must be"),
         ({"kind": "allclose", "insensitive": {"workloads": ["check_tail"], "reason": ""}}, "insensitive must be"),
         ({"kind": "allclose", "insensitive": {"workloads": ["check_tail"], "why": "r"}}, "insensitive must be"),
+        ({"kind": "allclose", "absolute": {"units": 16}}, "absolute must be"),
+        ({"kind": "allclose", "absolute": {"units": 0, "reason": "r"}}, "absolute must be"),
+        ({"kind": "allclose", "absolute": {"units": 1e6, "reason": "r"}}, "absolute must be"),
+        ({"kind": "allclose", "absolute": {"units": "16", "reason": "r"}}, "absolute must be"),
+        ({"kind": "exact", "absolute": {"units": 16, "reason": "r"}}, "apply to allclose contracts only"),
     ],
 )
 def test_a_malformed_contract_is_refused_through_fail(raw, problem):

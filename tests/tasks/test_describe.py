@@ -24,3 +24,10 @@ def test_an_allclose_contract_renders_the_truth_rule_with_its_accumulation_dtype
     assert "accumulation dtype: float32; accumulation length n = the workload's `length`" in text
     assert "normwise: ||out - truth||_2 <= 4 * ||ref - truth||_2" in text
     assert "every element: |out - truth| <=" in text and "atol=" not in text
+
+
+def test_an_absolute_allowance_is_rendered_with_its_size_and_reason():
+    text = describe(read_task(default_suite_root() / "Activation" / "elu"))
+    assert "every element may also be off by 16 u_acc = 9.54e-07 in absolute terms" in text
+    assert "PyTorch calls expm1" in text
+    assert "in absolute terms" not in describe(read_task(default_suite_root() / "Activation" / "silu"))

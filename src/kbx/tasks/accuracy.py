@@ -104,6 +104,8 @@ class Allowance:
     rule: Rule = RULE
     truncating: bool = False
     """Whether honest kernels may accumulate by truncation (products on tensor cores)."""
+    absolute: float = 0.0
+    """An absolute error every element may also make (the contract's `absolute_units` times u_acc; 0: none)."""
 
     @property
     def norm_floor(self) -> float:
@@ -136,16 +138,16 @@ class Allowance:
 
 
 def allowance(accumulation_dtype: str, tf32: bool, length: float, output_dtype: str, rule: Rule = RULE,
-              tensor_cores: bool = False) -> Allowance:
+              tensor_cores: bool = False, absolute_units: float = 0.0) -> Allowance:
     """The rule's numbers for an output of `output_dtype` (a float dtype name) when honest kernels accumulate in
     `accumulation_dtype` (or in tf32 where `tf32`) over `length` terms, on tensor cores where `tensor_cores` and the
-    output has 16 bits or `tf32`."""
+    output has 16 bits or `tf32`; every element may be off by `absolute_units` u_acc besides."""
     accumulation = UNIT_ROUNDOFF[accumulation_dtype]
     if tf32:
         accumulation = max(accumulation, UNIT_ROUNDOFF["tfloat32"])
     truncating = tensor_cores and (tf32 or output_dtype in TENSOR_CORE_DTYPES)
     return Allowance(output_dtype, UNIT_ROUNDOFF[output_dtype], accumulation, max(float(length), 1.0), rule,
-                     truncating)
+                     truncating, absolute_units * accumulation)
 
 
 def rule_lines(accumulation_dtype: str, tf32: bool, length_param: str | None, dtypes: tuple[str, ...],

@@ -19,10 +19,10 @@ from kbx.tasks.spec import (
     reduction_length_of,
 )
 
-_CONTRACT_KEYS = {"kind", "tolerance", "reduction_length", "tf32", "bound", "second_opinion", "accumulation_dtype",
-                  "against_reference", "insensitive", "perturbed_truth", "tensor_cores"}
-_ALLCLOSE_KEYS = {"accumulation_dtype", "against_reference", "insensitive", "perturbed_truth", "tensor_cores"}
+_ALLCLOSE_KEYS = {"accumulation_dtype", "against_reference", "insensitive", "perturbed_truth", "tensor_cores",
+                  "absolute"}
 """Contract keys only an `allclose` contract may hold (the float64 truth rule and its exceptions)."""
+_CONTRACT_KEYS = {"kind", "tolerance", "reduction_length", "tf32", "bound", "second_opinion"} | _ALLCLOSE_KEYS
 
 def read_contract(raw: object, dtypes: tuple[str, ...], workloads: tuple[Workload, ...],
                   fail: Callable[[str], TaskError]) -> Contract:
@@ -73,8 +73,8 @@ def _check_length(length: object, workloads: tuple[Workload, ...], fail: Callabl
 
 def _truth_fields(raw: dict[str, Any], workloads: tuple[Workload, ...], fail: Callable[[str], TaskError]
                   ) -> dict[str, Any]:
-    """The allclose-only keys: accumulation_dtype, against_reference (a reason), perturbed_truth, tensor_cores and
-    insensitive (check workload name -> reason), validated."""
+    """The allclose-only keys: accumulation_dtype, against_reference (a reason), perturbed_truth, tensor_cores,
+    insensitive (check workload name -> reason) and absolute (units of u_acc and a reason), validated."""
     present = _ALLCLOSE_KEYS & raw.keys()
     if present and raw["kind"] != "allclose":
         raise fail(f"{', '.join(sorted(present))} apply to allclose contracts only")
@@ -91,7 +91,17 @@ def _truth_fields(raw: dict[str, Any], workloads: tuple[Workload, ...], fail: Ca
     if tensor_cores and raw.get("reduction_length") is None:
         raise fail("tensor_cores needs the reduction_length its allowance grows with")
     return {"accumulation_dtype": accumulation, "against_reference": reason, "perturbed_truth": perturbed,
-            "tensor_cores": tensor_cores, "insensitive": _insensitive(raw.get("insensitive"), workloads, fail)}
+            "tensor_cores": tensor_cores, "insensitive": _insensitive(raw.get("insensitive"), workloads, fail),
+            **_absolute(raw.get("absolute"), fail)}
+
+def _absolute(raw: object, fail: Callable[[str], TaskError]) -> dict[str, Any]:
+    """`{"units": N, "reason": "..."}` (N > 0 units of u_acc) as the Contract's absolute_units and absolute_reason."""
+    if raw is None:
+        return {}
+    if not (isinstance(raw, dict) and raw.keys() == {"units", "reason"} and isinstance(raw["reason"], str)
+            and raw["reason"].strip() and isinstance(raw["units"], (int, float)) and 0 < raw["units"] <= 256):
+        raise fail('absolute must be {"units": N in (0, 256] units of u_acc, "reason": "why"}')
+    return {"absolute_units": float(raw["units"]), "absolute_reason": raw["reason"].strip()}
 
 def _insensitive(raw: object, workloads: tuple[Workload, ...], fail: Callable[[str], TaskError]) -> Mapping[str, str]:
     """`{"workloads": [check workload names], "reason": "..."}` as workload name -> reason."""

@@ -57,6 +57,10 @@ def contract_lines(task: Task) -> list[str]:
     lines = [f"kind: {c.kind}"]
     if c.against_truth:
         lines += rule_lines(c.accumulation_dtype, c.tf32, c.reduction_length, task.dtypes, tensor_cores=c.tensor_cores)
+        if c.absolute_units:
+            floor = c.allowance(task.dtypes[0], task.workloads[0]).absolute
+            lines.append(f"every element may also be off by {c.absolute_units:g} u_acc = {floor:.3g} in absolute "
+                         f"terms (and the normwise bound by that times sqrt(elements)): {c.absolute_reason}")
     elif c.kind == "allclose":
         lines.append(f"judged against the reference at the task dtype, not a float64 truth: {c.against_reference}")
         lines += [f"{dtype}: atol={tol.atol:g} rtol={tol.rtol:g}" for dtype, tol in c.tolerances.items()]

@@ -198,6 +198,13 @@ class Contract:
     insensitive: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     """Check workload name -> why more than 1 % of its output elements would pass with a 50 % error (written in
     TASK as `{"workloads": [...], "reason": "..."}`; the suite's sensitivity test fails on any other)."""
+    absolute_units: float = 0.0
+    """For `allclose`: an absolute error every element may also make, in units of u_acc (0: none). For an operation
+    whose textbook formula cancels where PyTorch calls an accurate function (alpha (exp(x) - 1) against expm1,
+    log(1 + exp(x)) against log1p): the formula, honest, loses u_acc times its intermediate's size (about 1) on
+    outputs far smaller (written in TASK as `{"units": N, "reason": "..."}`)."""
+    absolute_reason: str = ""
+    """Why the contract has `absolute_units` (the formula that cancels), rendered with the rule."""
 
     @property
     def against_truth(self) -> bool:
@@ -207,7 +214,8 @@ class Contract:
     def allowance(self, output_dtype: str, workload: Workload) -> Allowance:
         """The truth rule's numbers for an output of `output_dtype` in one workload."""
         length = reduction_length_of(self.reduction_length, workload.params) if self.reduction_length else 1.0
-        return allowance(self.accumulation_dtype, self.tf32, length, output_dtype, tensor_cores=self.tensor_cores)
+        return allowance(self.accumulation_dtype, self.tf32, length, output_dtype, tensor_cores=self.tensor_cores,
+                         absolute_units=self.absolute_units)
 
     def tolerance(self, dtype: str, workload: Workload) -> Tolerance:
         """The allclose bounds for one dtype and workload, widened for long reductions."""

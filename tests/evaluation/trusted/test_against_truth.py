@@ -57,6 +57,21 @@ def test_tiny_probabilities_are_held_to_their_own_size():
     assert result.status is Status.MISMATCH and result.mismatches > 0.2 * truth.numel()
 
 
+def test_an_absolute_allowance_admits_a_textbook_formula_that_cancels_and_nothing_larger():
+    # elu(x) = exp(x) - 1 near 0, written as the definition: the rounding of exp(x) near 1 (about u) is all that
+    # is left of outputs ~1e-6; the element rule alone holds them to their own size.
+    x = torch.linspace(-1e-3, -1e-7, 20_000, dtype=torch.float64)
+    truth = torch.expm1(x)
+    eager = torch.expm1(x.float())
+    textbook = torch.exp(x.float()) - 1.0
+    assert judge(textbook, eager, truth).status is Status.MISMATCH
+    floor = Contract("allclose", TOLERANCES, absolute_units=16.0, absolute_reason="exp(x) - 1 cancels near 0")
+    assert judge(textbook, eager, truth, floor).status is Status.PASSED
+    off = eager + torch.where(x > -1e-5, 32 * 2.0**-24, 0.0).float()  # twice the floor, on 1 % of the elements
+    result = judge(off, eager, truth, floor)
+    assert result.status is Status.MISMATCH and 100 <= result.mismatches <= 200
+
+
 def test_a_fused_kernel_with_float32_intermediates_passes_where_eager_rounds_to_fp16():
     # layer_norm then linear in fp16: eager rounds the normalised rows to fp16 before the product; a fused kernel
     # keeps them in fp32 and lands nearer the truth, by more than the old fp16 tolerance on some elements.

@@ -148,7 +148,7 @@ def element_bound(magnitude: torch.Tensor, envelope: torch.Tensor, allowance: Al
     rule = allowance.rule
     spacing = ulp(magnitude, allowance.mantissa_bits, allowance.min_exponent)
     bound = (rule.element_ulps * spacing + allowance.element_relative * magnitude
-             + rule.element_factor * scale * envelope[binade(magnitude)] + FLUSH_FLOOR)
+             + rule.element_factor * scale * envelope[binade(magnitude)] + FLUSH_FLOOR + allowance.absolute)
     return bound if backward is None else bound + rule.backward_factor * backward.double()
 
 
@@ -174,10 +174,11 @@ def backward_norm(base: Basis) -> float:
 def normwise_limit(base: Basis, allowance: Allowance) -> float:
     """The largest ||out - truth||_2 the rule allows: k times the reference's own error, the floor relative to
     ||truth||, and c times ||P||, what a backward-stable kernel may move the outputs by where they are
-    ill-conditioned (a scalar sum that cancels: the reference's one error there is luck, not a measure)."""
+    ill-conditioned (a scalar sum that cancels: the reference's one error there is luck, not a measure); and
+    where the contract has an absolute allowance, that allowance on every element."""
     rule = allowance.rule
     return (rule.norm_factor * base.eager_error + allowance.norm_floor * base.norm
-            + rule.backward_factor * backward_norm(base))
+            + rule.backward_factor * backward_norm(base) + allowance.absolute * math.sqrt(base.eager.numel()))
 
 
 def envelope_scale(error: float, base: Basis, rule: Rule) -> float:
@@ -252,10 +253,11 @@ class _Tally:
             return _report(Status.NONFINITE, "are non-finite where the reference is finite", shape, self.nonfinite,
                            self.first_nonfinite, numbers)
         moved = allowance.rule.backward_factor * backward_norm(base) / norm
+        absolute = allowance.absolute * math.sqrt(base.eager.numel()) / norm
         normwise = (f"normwise error ||out - truth|| / ||truth|| = {error / norm:.3g}, allowed "
                     f"{allowance.rule.norm_factor:g} x the reference's {base.eager_error / norm:.3g} + "
                     f"{allowance.norm_floor:.3g}" + (f" + {moved:.3g} (the truth's response)" if moved else "")
-                    + f" = {limit / norm:.3g}")
+                    + (f" + {absolute:.3g} (absolute)" if absolute else "") + f" = {limit / norm:.3g}")
         if self.bad:
             what = f"exceed their bound against the float64 truth (worst {self.worst:.3g}x its bound; {normwise})"
             return _report(Status.MISMATCH, what, shape, self.bad, self.first_bad, numbers)

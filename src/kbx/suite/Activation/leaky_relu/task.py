@@ -9,7 +9,8 @@ with the default slope (the argument left out) and with explicit slopes, includi
 with another slope written in (TensorFlow's 0.2, or 0.01 whatever the caller passes) fails.
 
 Inputs straddle zero (a normal body, exact zeros, tiny values of both signs) with large outliers, in contiguous,
-transposed and strided (non-contiguous) layouts.
+transposed and strided (non-contiguous) layouts. `bench_over_2_31` (65537 x 32768: 2^31 + 32768 elements) is where
+offsets computed in 32 bits overflow; it runs on GPUs with 139 GiB or more (`min_gpu_gib`).
 """
 
 import torch
@@ -36,6 +37,7 @@ TASK = {
         {"name": "check_3d_strided", "role": "check", "params": {"shape": [3, 33, 65], "layout": "strided"}},
         {"name": "check_steep", "role": "check", "params": {"shape": [65, 67], "negative_slope": 1.5}},
         {"name": "bench", "role": "bench", "params": {"shape": [24576, 32768]}},
+        {"name": "bench_over_2_31", "role": "bench", "min_gpu_gib": 139, "params": {"shape": [65537, 32768]}},
     ],
 }
 

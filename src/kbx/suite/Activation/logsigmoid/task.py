@@ -9,6 +9,10 @@ underflows to 0 below x ~ -88.7 (fp32) and log(0) = -inf where logsigmoid(x) ~ x
 
 Inputs mix a normal body, a uniform spread over [-30, 30] and outliers at +-100, in contiguous, transposed and
 strided (non-contiguous) layouts.
+
+The contract adds an absolute allowance of 16 u_acc to the truth rule (`absolute`): written from its definition,
+min(x, 0) - log(1 + exp(-|x|)) loses about u_acc where PyTorch calls log1p, and such a kernel is honest
+(docs/evaluation.md, "Textbook formulas").
 """
 
 import torch
@@ -23,7 +27,13 @@ TASK = {
     "dtypes": ["float32", "float16"],
     "forbidden": ["logsigmoid", "sigmoid", "expit", "softplus", "log1p", "logaddexp", "logaddexp2", "logsumexp",
                   "exp", "expm1", "exp2", "log_softmax", "silu", "tanh"],
-    "contract": {"kind": "allclose"},
+    "contract": {"kind": "allclose",
+                 "absolute": {"units": 16,
+                              "reason": ("min(x, 0) - log(1 + exp(-|x|)) loses about u_acc for large |x|, where 1 + "
+                                         "exp(-|x|) rounds to 1 and PyTorch calls log1p")},
+                 "insensitive": {"workloads": ["check_tail", "check_2d_t", "check_3d_strided"],
+                                 "reason": ("about 5 % of the outputs (large |x|) are far below the absolute "
+                                            "allowance, which the textbook formula needs")}},
     "perturb": "shape",
     "workloads": "elementwise",
 }

@@ -10,6 +10,10 @@ tanh(softplus(x)) ~ exp(x) cancels in 1 - exp(-2 softplus(x)) for x << 0.
 
 Inputs mix a normal body around the dip, a uniform spread over [-30, 30] and outliers at +-100 (past both
 overflows), in contiguous, transposed and strided (non-contiguous) layouts.
+
+The contract adds an absolute allowance of 64 u_acc to the truth rule (`absolute`): written from its definition, x
+tanh(log(1 + exp(x))) loses about u_acc where PyTorch calls log1p, and such a kernel is honest (docs/evaluation.md,
+"Textbook formulas").
 """
 
 import torch
@@ -24,7 +28,13 @@ TASK = {
     "dtypes": ["float32", "bfloat16"],
     "forbidden": ["mish", "softplus", "tanh", "sigmoid", "expit", "silu", "logsigmoid", "log1p", "exp", "expm1",
                   "exp2", "logaddexp"],
-    "contract": {"kind": "allclose"},
+    "contract": {"kind": "allclose",
+                 "absolute": {"units": 64,
+                              "reason": ("x * tanh(log(1 + exp(x))) loses up to about 17 u_acc for x below -10, where "
+                                         "1 + exp(x) rounds to 1 and PyTorch calls log1p")},
+                 "insensitive": {"workloads": ["check_tail", "check_2d_t", "check_3d_strided"],
+                                 "reason": ("about 5 % of the outputs (x far below 0) are far below the absolute "
+                                            "allowance, which the textbook formula needs")}},
     "perturb": "shape",
     "workloads": "elementwise",
 }

@@ -11,7 +11,9 @@ or underflows to 0 without the max subtraction. Entries equal to -inf appear thr
 exactly 0), and some slices are -inf everywhere except their last element (probability exactly 1 there), so an
 online softmax must survive a block that is entirely -inf; no slice is -inf everywhere. Workloads reduce the
 last, first and middle dimensions (negative `dim` too), slices far longer than one block (4097, 40000 and a
-131072-long bench), many tiny slices, and transposed or strided (non-contiguous) inputs.
+131072-long bench), many tiny slices, and transposed or strided (non-contiguous) inputs. `bench_over_2_31`
+(65537 x 32768: 2^31 + 32768 elements) is where offsets computed in 32 bits overflow; it runs on GPUs with 139 GiB
+or more (`min_gpu_gib`).
 
 Tolerance: float32 atol 1e-5, rtol 1e-4 (the default rtol is 1e-5). On an H100 (2026-11-22) the solution, which
 exponentiates with Triton's fast `exp`, disagreed with torch's softmax by up to 2.32e-5 relative (about 190 ulps)
@@ -55,6 +57,8 @@ TASK = {
          "params": {"shape": [4096, 131072], "dim": -1, "offset": 0.0}},
         {"name": "bench_middle", "role": "bench",
          "params": {"shape": [64, 4096, 2048], "dim": 1, "offset": 0.0}},
+        {"name": "bench_over_2_31", "role": "bench", "min_gpu_gib": 139,
+         "params": {"shape": [65537, 32768], "dim": -1, "offset": 1000.0}},
     ],
 }
 
