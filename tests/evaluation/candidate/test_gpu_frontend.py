@@ -30,7 +30,7 @@ def launches() -> dict[str, str]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-@pytest.mark.parametrize("kernel", ["honest", "honest_bf16", "scalar_loop", "block_pointer"])
+@pytest.mark.parametrize("kernel", ["honest", "honest_bf16", "scalar_loop", "block_pointer", "block_methods"])
 def test_kernels_a_gpu_compiles_run(launches, kernel):
     assert launches[kernel] == "ran"
 

@@ -99,11 +99,27 @@ class _Language:
         from triton.runtime.interpreter import InterpretedFunction
         from triton.runtime.jit import JITFunction
 
+        value = _forwarded(value, InterpretedFunction)
         if not isinstance(value, InterpretedFunction):
             return value
         if value not in self._jit:
             self._jit[value] = JITFunction(value.fn)
         return self._jit[value]
+
+
+def _forwarded(value: Any, interpreted: type) -> Any:
+    """The `@jit` function a block method forwards to, or `value` itself. Triton makes `x.sum(axis=0)` a method by
+    setting the `@jit` function on its block class, but under the interpreter `@jit` gives an
+    `InterpretedFunction`, which the class gets wrapped in a plain forwarding function (`_tensor_member_fn`). Left
+    so, the frontend called the interpreter's `sum` on IR values and rejected honest kernels (2026-11-28)."""
+    cells = getattr(value, "__closure__", None) or ()
+    if not inspect.isfunction(value) or len(cells) != 1:
+        return value
+    try:
+        inner = cells[0].cell_contents
+    except ValueError:  # an empty cell
+        return value
+    return inner if isinstance(inner, interpreted) else value
 
 
 def _become(owner: Any, namespace: dict[str, Any]) -> None:
