@@ -71,7 +71,7 @@ def main() -> int:
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     suite = load_suite()
-    pairs = [(t, p) for t in select(suite, args.tasks) for p in [t.solution_file, *t.wrong_files()]
+    pairs = [(t, p) for t in select(suite, args.tasks) for p in [t.solution_file, *t.honest_files(), *t.wrong_files()]
              if judged_on(p, "cuda")]  # not the mistakes only the CPU's reference shows (`DEVICE = "cpu"`)
     gelu = select(suite, ["gelu"])[0]
     fixtures = [] if args.no_fixtures else [(gelu, p) for p in sorted(FIXTURES.glob("*.py"))]

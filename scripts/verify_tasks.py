@@ -1,10 +1,11 @@
-"""Run named tasks' solution.py and wrong/*.py through the isolated pipeline (the verdict that counts) and print
-one line per candidate, marked BAD unless it got the status the suite expects of it.
+"""Run named tasks' solution.py, honest/*.py and wrong/*.py through the isolated pipeline (the verdict that counts)
+and print one line per candidate, marked BAD unless it got the status the suite expects of it.
 
     python scripts/verify_tasks.py gelu softmax            # CPU interpreter: smoke + check (+ perturbed) cases
     python scripts/verify_tasks.py --device cuda matmul    # on a GPU: every workload, timing off
     python scripts/verify_tasks.py --wrong-only all        # only the wrong/ candidates, of every task
     python scripts/verify_tasks.py --device cuda --gpu-only all   # only the GPU-only wrong candidates
+    python scripts/verify_tasks.py --device cuda --honest-only all  # only the honest/ candidates
 
 A wrong candidate marked `DEVICE = "cuda"` (a mistake only a GPU exposes) is skipped on the CPU, with a line
 saying so; its `EXPECT` may name several statuses (`kbx.tasks.suite_check`).
@@ -36,6 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--wrong-only", action="store_true", help="skip the solutions (timed elsewhere)")
     parser.add_argument("--solutions-only", action="store_true", help="skip the wrong candidates")
     parser.add_argument("--gpu-only", action="store_true", help='only the wrong candidates marked DEVICE = "cuda"')
+    parser.add_argument("--honest-only", action="store_true", help="only the honest/ candidates (expected to pass)")
     parser.add_argument("--shard", default="0/1", help="K/N: only every N-th task from the K-th (one GPU each)")
     parser.add_argument("--skip-category", nargs="*", default=[], help="leave out the tasks of these categories")
     args = parser.parse_args(argv)
@@ -52,9 +54,12 @@ def main(argv: list[str] | None = None) -> int:
             bad = True
             print(f"BAD {task.name}: {exc}")
     pairs = [(t, p) for t in tasks for p in
-             [*([] if args.wrong_only else [t.solution_file]), *([] if args.solutions_only else t.wrong_files())]]
+             [*([] if args.wrong_only else [t.solution_file, *t.honest_files()]),
+              *([] if args.solutions_only else t.wrong_files())]]
     if args.gpu_only:
         pairs = [(t, p) for t, p in pairs if required_device(p) == "cuda"]
+    if args.honest_only:
+        pairs = [(t, p) for t, p in pairs if p.parent.name == "honest"]
     for path in [p for _, p in pairs if not judged_on(p, args.device)]:
         print(f"skip {device_reason(path)}: only --device {required_device(path)} shows its status", flush=True)
     pairs = [(t, p) for t, p in pairs if judged_on(p, args.device)]

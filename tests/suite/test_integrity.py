@@ -20,7 +20,7 @@ from kbx.tasks.suite_check import device_reason, expected_status, got_expected, 
 from kbx.tasks.validate import check_code
 
 TASKS = load_suite(default_suite_root())
-CANDIDATES = [(t, p) for t in TASKS for p in [t.solution_file, *t.wrong_files()]]
+CANDIDATES = [(t, p) for t in TASKS for p in [t.solution_file, *t.honest_files(), *t.wrong_files()]]
 
 
 @pytest.fixture(scope="session")

@@ -75,6 +75,7 @@ def test_a_task_finds_its_files_and_workloads(suite):
     assert gelu.task_file == gelu.path / "task.py" and gelu.task_file.is_file()
     assert gelu.solution_file == gelu.path / "solution.py"
     assert gelu.wrong_files() and all(p.parent == gelu.path / "wrong" for p in gelu.wrong_files())
+    assert gelu.honest_files() and all(p.parent == gelu.path / "honest" for p in gelu.honest_files())
     assert {w.role for w in gelu.workloads_for(("smoke", "check"))} == {"smoke", "check"}
     assert gelu.workload("check_tail").params["shape"] == [4097]
     with pytest.raises(KeyError, match="gelu has no workload 'nope'"):

@@ -38,6 +38,13 @@ def test_a_solution_is_expected_to_pass_anywhere(tmp_path):
     assert judged_on(path, "cpu") and judged_on(path, "cuda")
 
 
+def test_an_honest_candidate_is_expected_to_pass_and_the_suite_has_them():
+    from kbx.tasks.registry import default_suite_root, load_suite
+
+    honest = [p for t in load_suite(default_suite_root()) for p in t.honest_files()]
+    assert len(honest) >= 40 and all(expected_statuses(p) == ("PASSED",) for p in honest)
+
+
 def test_one_status_or_several(tmp_path):
     one = _candidate(tmp_path, 'EXPECT = "MISMATCH"\n', "one.py")
     several = _candidate(tmp_path, 'EXPECT = ("CRASHED", "MISMATCH")\nDEVICE = "cuda"\n', "several.py")

@@ -48,12 +48,39 @@ def test_perturbed_inputs_move_every_float_element_by_delta_of_itself_and_nothin
     from kbx.tasks.truth import perturbed
 
     x, index = torch.randn(1000), torch.arange(3)
-    moved = perturbed({"input": x, "index": index, "eps": 1e-5}, 1e-3, seed=7)
+    moved = perturbed({"input": x, "index": index, "eps": 1e-5, "dim": 1, "flag": True}, 1e-3, seed=7)
     ratio = moved["input"] / x.double()
     assert moved["input"].dtype == torch.float64 and torch.allclose((ratio - 1).abs(), torch.tensor(1e-3).double())
     assert 300 < int((ratio > 1).sum()) < 700  # up or down at random
-    assert moved["index"] is index and moved["eps"] == 1e-5
+    assert moved["index"] is index and moved["dim"] == 1 and moved["flag"] is True
+    assert moved["eps"] in (1e-5 * (1 + 1e-3), 1e-5 * (1 - 1e-3))  # a float argument moves too
     assert torch.equal(perturbed({"input": x}, 1e-3, seed=7)["input"], moved["input"])  # drawn from the seed
+
+
+def test_float_arguments_move_each_as_one_more_input_after_the_tensors():
+    from kbx.tasks.truth import perturbations, perturbed, perturbed_count
+
+    inputs = {"x": torch.randn(10), "beta1": 0.9, "beta2": 0.999, "step": 3, "y": torch.randn(4)}
+    assert perturbed_count(inputs) == 4 and perturbed_count({"x": torch.randn(3), "dim": 0}) == 1
+    signs = []
+    for move in perturbations(4):
+        moved = perturbed(inputs, 1e-3, seed=5, flips=move.flips, checker=move.checker)
+        steps = [moved[name] / inputs[name] - 1 for name in ("beta1", "beta2")]
+        assert all(abs(abs(v) - 1e-3) < 1e-12 for v in steps) and moved["step"] == 3
+        signs.append(steps[0] * steps[1] > 0)
+    assert any(signs) and not all(signs)  # beta1 and beta2 move together in one run and apart in another
+
+
+def test_float_defaults_the_reference_leaves_out_are_named_for_the_perturbed_runs():
+    from kbx.tasks.truth import with_float_defaults
+
+    def reference(param, step, lr=0.001, beta2=0.999, amsgrad=False, count=3, *rest, scale=2.0, **more):
+        return param
+
+    x = torch.randn(3)
+    assert with_float_defaults(reference, {"param": x, "step": 4, "lr": 0.01}) == {
+        "param": x, "step": 4, "lr": 0.01, "beta2": 0.999, "scale": 2.0}
+    assert with_float_defaults(torch.relu, {"input": x}) == {"input": x}  # no float default, or no signature
 
 
 def test_perturbing_a_chunk_at_a_time_gives_the_one_expressions_values_bit_for_bit(monkeypatch):

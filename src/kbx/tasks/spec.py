@@ -301,6 +301,11 @@ class Task:
     def wrong_files(self) -> list[Path]:
         return sorted((self.path / "wrong").glob("*.py"))
 
+    def honest_files(self) -> list[Path]:
+        """Honest kernels written as third parties write them (textbook formulas): each must pass, as the solution
+        does (`kbx.tasks.suite_check`)."""
+        return sorted((self.path / "honest").glob("*.py"))
+
     def fit_to_gpu(self, memory_bytes: int | None) -> tuple[Task, tuple[str, ...]]:
         """This task without the workloads that need more GPU memory than `memory_bytes` (None: unknown, none
         left out), and the names of those left out."""

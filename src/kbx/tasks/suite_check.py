@@ -1,5 +1,9 @@
-"""What the suite expects of its own candidates: `solution.py` passes, `wrong/*.py` fail as they declare, and where
-they can be judged.
+"""What the suite expects of its own candidates: `solution.py` and `honest/*.py` pass, `wrong/*.py` fail as they
+declare, and where they can be judged.
+
+An honest candidate is a correct kernel written as a third party would write it, from the textbook formula (exp(x) -
+1 where PyTorch calls expm1, a block method `x.sum(axis=0)`): a false rejection is as bad a defect as a false pass,
+and these keep the contracts and the harness honest about it.
 
 A wrong candidate declares its status as a top-level literal, `EXPECT = "MISMATCH"`. A mistake that only a GPU
 exposes (a TF32 dot, a data race, a launch limit, 32-bit offsets past 2^31 elements) also declares
@@ -38,8 +42,9 @@ def declared(path: Path, name: str, default: Any = _MISSING) -> Any:
 
 
 def expected_statuses(path: Path) -> tuple[str, ...]:
-    """`("PASSED",)` for a solution; the statuses a wrong candidate's `EXPECT` allows (one, or a tuple)."""
-    if path.name == "solution.py":
+    """`("PASSED",)` for a solution or an honest candidate; the statuses a wrong candidate's `EXPECT` allows (one, or
+    a tuple)."""
+    if path.name == "solution.py" or path.parent.name == "honest":
         return ("PASSED",)
     value = declared(path, "EXPECT")
     statuses = (value,) if isinstance(value, str) else tuple(value)

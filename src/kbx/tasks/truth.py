@@ -12,6 +12,7 @@ normalises that) marks it with `stored`.
 from __future__ import annotations
 
 import contextvars
+import inspect
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -117,7 +118,8 @@ def perturbed(inputs: dict[str, Any], delta: float, seed: int, flips: int = 0, c
     """Float64 copies of the inputs with every floating-point element moved by `delta` of itself, up or down at
     random (the j-th floating-point input's signs drawn from `seed + j`, then all flipped where bit j of `flips` is
     set, and with `checker`, flipped again on every element whose coordinates sum to an odd number), for the
-    truth's response to perturbed inputs; other inputs as they are.
+    truth's response to perturbed inputs; Python float arguments moved too, each as one more input (`_scalars`);
+    other inputs as they are.
 
     Each copy is scaled in place a chunk at a time, from signs drawn as bytes: besides the copy, one byte per
     element. Drawn as 64-bit integers and scaled in one expression, a 2^31-element input took four float64-sized
@@ -129,6 +131,42 @@ def perturbed(inputs: dict[str, Any], delta: float, seed: int, flips: int = 0, c
             value = _moved(value, delta, seed, index, flips, checker)
             index += 1
         moved[name] = value
+    return {**moved, **_scalars(inputs, delta, seed, index, flips)}
+
+
+def with_float_defaults(reference: Any, inputs: dict[str, Any]) -> dict[str, Any]:
+    """`inputs` with the reference's float parameters it leaves to their defaults (Adam's beta2 = 0.999) named, so
+    `perturbed` moves them as a kernel's float32 copy of them moves; the reference called so computes the same."""
+    try:
+        parameters = inspect.signature(reference).parameters.values()
+    except (TypeError, ValueError):  # a builtin or a callable without a signature: nothing to add
+        return inputs
+    defaults = {p.name: p.default for p in parameters if _is_float(p.default) and p.name not in inputs
+                and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    return {**inputs, **defaults} if defaults else inputs
+
+
+def perturbed_count(inputs: dict[str, Any]) -> int:
+    """How many perturbed inputs `perturbed` moves: each floating-point tensor and each float argument."""
+    return sum(isinstance(v, torch.Tensor) and v.is_floating_point() or _is_float(v) for v in inputs.values())
+
+
+def _is_float(value: Any) -> bool:
+    return type(value) is float  # not bool or int: a flag or a count is no quantity
+
+
+def _scalars(inputs: dict[str, Any], delta: float, seed: int, index: int, flips: int) -> dict[str, float]:
+    """The float arguments, each moved by `delta` of itself up or down as one more perturbed input (the j-th from
+    `index` on: its sign drawn from `seed + j`, flipped with bit j of `flips`). A kernel gets them as float32 (Triton
+    passes a Python float so): 1 - beta2 formed in the kernel from beta2 = 0.999 is off by 1.3e-5 of itself, which
+    a bench element where an Adam step cancels showed; torch's own fused Adam forms it so. Each is an input of its
+    own: moved as one, beta1's and beta2's effects on such an element cancelled in every run."""
+    moved = {}
+    for name in [name for name, value in inputs.items() if _is_float(value)]:
+        up = int(torch.randint(0, 2, (1,), generator=torch.Generator().manual_seed(seed + index)))
+        step = -delta if (flips >> index & 1) != (up == 0) else delta
+        moved[name] = inputs[name] * (1.0 + step)
+        index += 1
     return moved
 
 

@@ -1,7 +1,8 @@
 """The bases a case's outputs are judged against (`kbx.evaluation.trusted.against_truth`), computed once per case.
 
 The reference runs again in float64 (`kbx.tasks.truth`): on the case's inputs, for the truth, and on perturbed
-copies of them, for each element's response P: 2 + ceil(log2 k) runs for k floating-point inputs (three for one),
+copies of them, for each element's response P: 2 + ceil(log2 k) runs for k floating-point inputs (three for one;
+the float arguments, the reference's defaults included, count as one more, since a kernel gets them in float32),
 so that any two inputs, and any two neighbours in one input, move together in one run and apart in another
 (`kbx.tasks.truth.perturbations`). One run at a time, its outputs folded in and freed before the next, so the peak
 is one float64 run beside the kept truth.
@@ -26,7 +27,14 @@ from kbx.evaluation.trusted.against_truth import Basis, basis, with_backward
 from kbx.tasks.accuracy import RULE, UNIT_ROUNDOFF, Rule
 from kbx.tasks.inputs import torch_dtype
 from kbx.tasks.spec import Contract, Workload
-from kbx.tasks.truth import Replay, float64_reference, perturbations, perturbed
+from kbx.tasks.truth import (
+    Replay,
+    float64_reference,
+    perturbations,
+    perturbed,
+    perturbed_count,
+    with_float_defaults,
+)
 
 PERTURBATION_SEED = 0x5EED0
 """The perturbed runs' signs are drawn from it: fixed, so a case's basis is a function of the case."""
@@ -75,7 +83,8 @@ def truth_bases(reference: Any, inputs: dict[str, Any], eager: list[Any], dtype:
     # The case's dtype decides whether the products may run on tensor cores (`Contract.tensor_cores`)
     own = dtype if dtype in UNIT_ROUNDOFF else "float32"
     delta = replace(contract.allowance(own, workload), rule=rule).backward_delta
-    count = sum(isinstance(v, torch.Tensor) and v.is_floating_point() for v in inputs.values())
+    inputs = with_float_defaults(reference, inputs)
+    count = perturbed_count(inputs)
     # What the definition rounds mid-way (`stored`) is replayed, moved like one more input (`Replay`); a run by
     # blocks of rows stores block by block, so a reference that rounds so is not run by blocks and perturbed.
     perturb = rule.backward_factor and contract.perturbed_truth and not (rounded and blocks is not None)

@@ -1,0 +1,30 @@
+"""An honest hardswish as a third party writes it: the clamp form.
+
+Expected to pass (`kbx.tasks.suite_check`): a false rejection of it is a defect of the contract or the harness.
+"""
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _hardswish_kernel(x_ptr, y_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements
+    x = tl.load(x_ptr + offsets, mask=mask, other=0.0).to(tl.float32)
+    r6 = tl.minimum(tl.maximum(x + 3.0, 0.0), 6.0)
+    y = x * r6 / 6.0
+    tl.store(y_ptr + offsets, y.to(y_ptr.dtype.element_ty), mask=mask)
+
+
+def hardswish(input):
+    x = input.contiguous()
+    out = torch.empty_like(x)
+    n_elements = x.numel()
+    if n_elements == 0:
+        return out
+    grid = lambda meta: (triton.cdiv(n_elements, meta["BLOCK_SIZE"]),)
+    _hardswish_kernel[grid](x, out, n_elements, BLOCK_SIZE=1024)
+    return out

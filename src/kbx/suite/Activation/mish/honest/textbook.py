@@ -1,0 +1,33 @@
+"""An honest mish as a third party writes it: `x*tanh(softplus)`, softplus=`log(1+exp(x))` with threshold 20, tanh
+via exp(-2sp).
+
+Expected to pass (`kbx.tasks.suite_check`): a false rejection of it is a defect of the contract or the harness.
+"""
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _mish_kernel(x_ptr, y_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements
+    x = tl.load(x_ptr + offsets, mask=mask, other=0.0).to(tl.float32)
+    # softplus with PyTorch's threshold of 20, then tanh written with exp(-2*sp) (sp >= 0, no overflow)
+    sp = tl.where(x > 20.0, x, tl.log(1.0 + tl.exp(x)))
+    e = tl.exp(-2.0 * sp)
+    y = x * (1.0 - e) / (1.0 + e)
+    tl.store(y_ptr + offsets, y.to(y_ptr.dtype.element_ty), mask=mask)
+
+
+def mish(input):
+    x = input.contiguous()
+    out = torch.empty_like(x)
+    n_elements = x.numel()
+    if n_elements == 0:
+        return out
+    grid = lambda meta: (triton.cdiv(n_elements, meta["BLOCK_SIZE"]),)
+    _mish_kernel[grid](x, out, n_elements, BLOCK_SIZE=1024)
+    return out

@@ -1,0 +1,31 @@
+"""An honest selu as a third party writes it: `scale*where(x>0,x,alpha*(exp(x)-1))`.
+
+Expected to pass (`kbx.tasks.suite_check`): a false rejection of it is a defect of the contract or the harness.
+"""
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _selu_kernel(x_ptr, y_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements
+    x = tl.load(x_ptr + offsets, mask=mask, other=0.0).to(tl.float32)
+    alpha = 1.6732632423543772848170429916717
+    scale = 1.0507009873554804934193349852946
+    y = scale * tl.where(x > 0, x, alpha * (tl.exp(x) - 1.0))
+    tl.store(y_ptr + offsets, y.to(y_ptr.dtype.element_ty), mask=mask)
+
+
+def selu(input):
+    x = input.contiguous()
+    out = torch.empty_like(x)
+    n_elements = x.numel()
+    if n_elements == 0:
+        return out
+    grid = lambda meta: (triton.cdiv(n_elements, meta["BLOCK_SIZE"]),)
+    _selu_kernel[grid](x, out, n_elements, BLOCK_SIZE=1024)
+    return out
