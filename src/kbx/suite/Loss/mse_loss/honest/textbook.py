@@ -10,7 +10,7 @@ import triton.language as tl
 
 @triton.jit
 def _mse_kernel(a_ptr, b_ptr, out_ptr, partial_ptr, n, REDUCE: tl.constexpr, BLOCK_SIZE: tl.constexpr):
-    pid = tl.program_id(0)
+    pid = tl.program_id(0).to(tl.int64)  # 64-bit offsets: the bench passes 2^31 elements
     offs = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
     mask = offs < n
     a = tl.load(a_ptr + offs, mask=mask, other=0.0).to(tl.float32)
