@@ -158,3 +158,16 @@ def test_a_perturbed_run_replays_what_the_truth_run_stored_moved_like_one_more_i
         float64_reference(lambda input: stored(input), {"input": x}, torch.bfloat16, replay=replay)
 
 
+
+
+def test_moves_applied_a_block_of_rows_at_a_time_give_the_whole_runs_values_bit_for_bit():
+    from kbx.tasks.truth import moves
+
+    x, w = torch.randn(9, 5), torch.randn(5)
+    inputs = {"x": x, "w": w, "eps": 1e-5}
+    drawn = moves(inputs, 2.0**-10, seed=3, flips=0b101, checker=True)
+    whole = drawn.applied(inputs)
+    for rows in (slice(0, 4), slice(4, 9)):
+        part = drawn.applied(inputs, rows, ("x",))
+        assert torch.equal(part["x"], whole["x"][rows]) and torch.equal(part["w"], whole["w"])
+        assert part["eps"] == whole["eps"] != 1e-5

@@ -124,14 +124,43 @@ def perturbed(inputs: dict[str, Any], delta: float, seed: int, flips: int = 0, c
     Each copy is scaled in place a chunk at a time, from signs drawn as bytes: besides the copy, one byte per
     element. Drawn as 64-bit integers and scaled in one expression, a 2^31-element input took four float64-sized
     temporaries (70 GB) on top of its copy."""
-    moved = {}
+    return moves(inputs, delta, seed, flips, checker).applied(inputs)
+
+
+@dataclass(frozen=True)
+class Moves:
+    """One perturbed run's moves (`perturbed`), drawn but not applied: each floating-point tensor input's signs (a
+    byte per element) and step, and the float arguments moved. Applied a block of rows at a time (`applied` with
+    `rows`), a run by rows holds the signs and one block's float64 copies, not the whole inputs' (17 GB apiece for a
+    2^31-element input), and moves each element exactly as the whole run would."""
+
+    signs: dict[str, tuple[torch.Tensor, float]]
+    scalars: dict[str, float]
+
+    def applied(self, inputs: dict[str, Any], rows: slice | None = None, sliced: tuple[str, ...] = ()
+                ) -> dict[str, Any]:
+        """The moved inputs; with `rows`, only those rows of the inputs named in `sliced` (others whole)."""
+        moved = {}
+        for name, value in inputs.items():
+            cut = rows is not None and name in sliced
+            if name in self.signs:
+                ups, step = self.signs[name]
+                value, ups = (value[rows], ups[rows]) if cut else (value, ups)
+                moved[name] = _scaled(value.double(), ups, 1.0 + step, 1.0 - step)
+            else:
+                moved[name] = value[rows] if cut else self.scalars.get(name, value)
+        return moved
+
+
+def moves(inputs: dict[str, Any], delta: float, seed: int, flips: int = 0, checker: bool = False) -> Moves:
+    """The moves of one perturbed run of `inputs` (see `perturbed`)."""
+    signs = {}
     index = 0
     for name, value in inputs.items():
         if isinstance(value, torch.Tensor) and value.is_floating_point():
-            value = _moved(value, delta, seed, index, flips, checker)
+            signs[name] = _signs(value, delta, seed, index, flips, checker)
             index += 1
-        moved[name] = value
-    return {**moved, **_scalars(inputs, delta, seed, index, flips)}
+    return Moves(signs, _scalars(inputs, delta, seed, index, flips))
 
 
 def with_float_defaults(reference: Any, inputs: dict[str, Any]) -> dict[str, Any]:
@@ -172,12 +201,18 @@ def _scalars(inputs: dict[str, Any], delta: float, seed: int, index: int, flips:
 
 def _moved(value: torch.Tensor, delta: float, seed: int, index: int, flips: int, checker: bool) -> torch.Tensor:
     """A float64 copy of the `index`-th perturbed tensor `value`, moved as `perturbed` moves its inputs."""
+    ups, step = _signs(value, delta, seed, index, flips, checker)
+    return _scaled(value.double(), ups, 1.0 + step, 1.0 - step)
+
+
+def _signs(value: torch.Tensor, delta: float, seed: int, index: int, flips: int, checker: bool
+           ) -> tuple[torch.Tensor, float]:
+    """The `index`-th perturbed tensor's signs (1 up, 0 down, a byte per element of `value`) and step."""
     generator = torch.Generator(device=value.device).manual_seed(seed + index)
     ups = torch.randint(0, 2, value.shape, generator=generator, device=value.device, dtype=torch.int8)
     if checker:
         _checkered(ups)
-    step = -delta if flips >> index & 1 else delta
-    return _scaled(value.double(), ups, 1.0 + step, 1.0 - step)
+    return ups, -delta if flips >> index & 1 else delta
 
 
 def _checkered(ups: torch.Tensor) -> torch.Tensor:

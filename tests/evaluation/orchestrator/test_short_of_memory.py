@@ -1,4 +1,5 @@
-"""An evaluation short of GPU memory beside others runs again alone; alone, its outcome stands."""
+"""An evaluation short of GPU memory beside others, or beside the harness's caches, runs again alone after they are
+dropped; alone with nothing to drop, its outcome stands."""
 
 from __future__ import annotations
 
@@ -91,6 +92,28 @@ def test_a_reference_out_of_memory_beside_another_is_judged_alone_and_other_fail
         alone_if_short(GpuGate(), broken)
     with pytest.raises(ReferenceFailed, match="out of memory"):  # alone: NOT JUDGED, as before
         alone_if_short(GpuGate(), lambda: (_ for _ in ()).throw(ReferenceFailed("ran out of memory")))
+
+
+def test_short_alone_runs_again_once_the_harness_has_made_room_and_that_outcome_counts():
+    gate = GpuGate()
+    made: list[bool] = []
+    results = iter([outcome(Status.OUT_OF_MEMORY, "CUDA out of memory"), outcome(Status.PASSED)])
+    result = alone_if_short(gate, lambda: next(results), lambda: made.append(gate.exclusive))
+    assert result.status is Status.PASSED and made == [True]  # room made while holding the GPU alone
+    assert result.message == f"{NOTE} (CUDA out of memory)"
+
+    attempts = []
+
+    def unjudged() -> Evaluation:
+        attempts.append(1)
+        raise ReferenceFailed("the trusted worker ran out of memory serving 'check'")
+
+    with pytest.raises(ReferenceFailed, match="out of memory"):  # short again after the room was made: NOT JUDGED
+        alone_if_short(gate, unjudged, lambda: None)
+    assert len(attempts) == 2
+    passed = []
+    alone_if_short(gate, lambda: outcome(Status.PASSED), lambda: passed.append(1))
+    assert passed == []  # nothing to make room for
 
 
 def test_without_a_gate_the_run_happens_once():

@@ -14,6 +14,10 @@ class _Worker:
     def __init__(self, started: list) -> None:
         started.append(self)
         self.closed = False
+        self.requests: list[tuple[str, dict]] = []
+
+    def request(self, kind: str, payload: dict) -> None:
+        self.requests.append((kind, payload))
 
     def close(self) -> None:
         self.closed = True
@@ -52,6 +56,15 @@ def test_the_stages_worker_starts_once_apart_from_the_judges_and_every_worker_cl
         assert judging.worker is started[0]
     pool.close()
     assert all(worker.closed for worker in started)
+
+
+def test_every_started_worker_drops_its_caches_before_an_evaluation_runs_alone():
+    started: list[_Worker] = []
+    pool = TrustedPool(lambda: _Worker(started), judges=2)
+    with pool.judging(), pool.judging():
+        pool.stages()
+    pool.forget_everywhere()
+    assert len(started) == 3 and all(w.requests == [("release", {"everything": True})] for w in started)
 
 
 def test_requests_to_one_worker_are_made_one_at_a_time():

@@ -290,3 +290,17 @@ def test_a_recheck_or_a_case_no_later_candidate_asks_for_is_judged_without_keepi
 
 def test_a_tasks_bench_workloads_are_sized_on_request():
     assert _State("cpu").footprint(str(RELU.path)) == {"bench": 2 * 4 * 16384 * 32768}
+
+
+def test_release_keeps_the_cached_references_unless_asked_to_drop_everything(tmp_path):
+    case = next(c for c in plan_cases(RELU, "cpu", 5) if c.role == "smoke")
+    sent = {**json.loads(json.dumps(case.to_json())), "file": "case.pt"}
+    generator = torch.Generator().manual_seed(case.seed)
+    inputs = import_task(RELU).make_inputs(workload_of(RELU, sent), case.dtype, generator)
+    torch.save({"outputs": pack_outputs(torch.relu(inputs["input"]))}, tmp_path / "case.pt")
+    state = _State("cpu")
+    state.check(str(RELU.path), str(tmp_path), [sent])
+    state.release()
+    assert state._references.entries
+    state.release(everything=True)  # before an evaluation runs with the GPU to itself
+    assert not state._references.entries and not state._kept_outputs

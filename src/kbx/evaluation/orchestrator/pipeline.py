@@ -161,7 +161,7 @@ class Evaluator:
                 return self._run(task, candidate, part, base, prepared, (start, static_s), judging)
 
         with self._admitted(task, part) as waited:
-            evaluation = alone_if_short(memory, run)
+            evaluation = alone_if_short(memory, run, self._pool.forget_everywhere)
         phases = {**evaluation.phases, **({ADMISSION: round(waited, 3)} if waited >= 0.01 else {})}
         return replace(evaluation, message=left_out_note(evaluation.message, left_out, self.environment),
                        phases=phases)

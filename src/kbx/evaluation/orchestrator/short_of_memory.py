@@ -6,7 +6,9 @@ KernelBench problems at a time (6 GiB tensors each) gave two honest candidates O
 JUDGED with the trusted worker out of memory (docs/kernelbench.md). So every evaluation on a GPU holds that GPU's
 memory gate (`gpu_gate.memory_gate`) shared for its whole run; one that ran short of memory while another held it
 too runs once more holding it exclusively, and that run's outcome is its outcome. Only memory a candidate cannot
-get alone is held against it.
+get alone is held against it: before that run the trusted workers drop their cached references and input sets
+(`TrustedPool.forget_everywhere`), and one that ran short with no other evaluation beside it runs again so too
+(a 2^31-element bench did, on an H200 on 2026-11-28, beside the judges' caches alone).
 
 A bench workload may need more memory than a GPU has (`Workload.min_gpu_gib`): that GPU leaves it out, and
 `left_out_note` says so in the message.
@@ -49,13 +51,15 @@ def short_of_memory(evaluation: Evaluation) -> bool:
     return evaluation.status is Status.CRASHED and says_out_of_memory(evaluation.message or "")
 
 
-def alone_if_short(gate: GpuGate | None, run: Callable[[], Evaluation]) -> Evaluation:
+def alone_if_short(gate: GpuGate | None, run: Callable[[], Evaluation],
+                   make_room: Callable[[], None] | None = None) -> Evaluation:
     """`run()` holding `gate` shared; again holding it exclusively when the first run ran short of memory while
-    another evaluation held the gate too. `gate` None (a CPU): `run()` once.
+    another evaluation held the gate too, or at all where `make_room` can free memory the harness keeps (the
+    trusted workers' caches), which it is called to do first. `gate` None (a CPU): `run()` once.
 
     Raises:
-        ReferenceFailed: from `run()`, unless it was for want of memory beside others (then the second run's
-            outcome, or what it raises).
+        ReferenceFailed: from `run()`, unless it was for want of memory beside others or the harness's caches (then
+            the second run's outcome, or what it raises).
     """
     if gate is None:
         return run()
@@ -74,14 +78,17 @@ def alone_if_short(gate: GpuGate | None, run: Callable[[], Evaluation]) -> Evalu
     finally:
         company = gate.shared_holders > 1 or gate.admitted != admitted
         gate.release_shared()
-    if evaluation is not None and not (company and short_of_memory(evaluation)):
+    again = company or make_room is not None
+    if evaluation is not None and not (again and short_of_memory(evaluation)):
         return evaluation
-    if failure is not None and not company:
+    if failure is not None and not again:
         raise failure
     first = time.monotonic() - began
     short = _first_line(str(failure) if failure is not None else evaluation.message if evaluation else "")
     gate.acquire_exclusive()
     try:
+        if make_room is not None:
+            make_room()
         evaluation = run()
     finally:
         gate.release_exclusive()

@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from kbx.errors import KbxError
 from kbx.evaluation.orchestrator.trusted_client import TrustedWorker
 from kbx.evaluation.protocol import TrustedRequest
 
@@ -73,6 +74,17 @@ class TrustedPool:
             if self._stages is None:
                 self._stages = Served(self._start())
             return self._stages
+
+    def forget_everywhere(self) -> None:
+        """Every started worker drops its cached references, kept outputs and input sets and gives its cached GPU
+        memory back: before an evaluation that ran short of memory runs with the GPU to itself, what the harness's
+        own processes keep is no reason to hold the shortage against it (2026-11-28: a 2^31-element bench ran out
+        of memory with nothing else running, beside the judges' caches)."""
+        for served in [*self._serving, *([self._stages] if self._stages else [])]:
+            try:
+                served.request("release", {"everything": True})
+            except (KbxError, RuntimeError):  # a worker that cannot answer frees nothing; the run alone says the rest
+                pass
 
     def workers(self) -> int:
         """Trusted workers started so far (judging and timing)."""

@@ -28,10 +28,11 @@ from kbx.tasks.accuracy import RULE, UNIT_ROUNDOFF, Rule
 from kbx.tasks.inputs import torch_dtype
 from kbx.tasks.spec import Contract, Workload
 from kbx.tasks.truth import (
+    Moves,
     Replay,
     float64_reference,
+    moves,
     perturbations,
-    perturbed,
     perturbed_count,
     with_float_defaults,
 )
@@ -90,9 +91,9 @@ def truth_bases(reference: Any, inputs: dict[str, Any], eager: list[Any], dtype:
     perturb = rule.backward_factor and contract.perturbed_truth and not (rounded and blocks is not None)
     for move in perturbations(count + len(rounded)) if perturb else ():
         seed = PERTURBATION_SEED + move.offset
-        moved = perturbed(inputs, delta, seed, move.flips, move.checker)
+        moved = moves(inputs, delta, seed, move.flips, move.checker)
         replay = Replay(rounded, delta, seed, move.flips, move.checker, first=count) if rounded else None
-        for block, outputs in _runs(reference, moved, case_dtype, blocks, replay=replay):
+        for block, outputs in _runs(reference, inputs, case_dtype, blocks, replay=replay, moved=moved):
             bases = [with_backward(b, m, _first_element(m, block)) if isinstance(m, torch.Tensor) else b
                      for b, m in zip(bases, outputs)]
             del outputs
@@ -131,14 +132,17 @@ def row_blocks(inputs: dict[str, Any], eager: list[Any], rows: tuple[str, ...] |
 
 
 def _runs(reference: Any, inputs: dict[str, Any], dtype: torch.dtype, blocks: RowBlocks | None,
-          rounded: list[torch.Tensor] | None = None, replay: Replay | None = None
+          rounded: list[torch.Tensor] | None = None, replay: Replay | None = None, moved: Moves | None = None
           ) -> Iterator[tuple[slice | None, list[Any]]]:
-    """The float64 reference's outputs, whole (block None) or a block of rows at a time."""
+    """The float64 reference's outputs, whole (block None) or a block of rows at a time; on the inputs as `moved`
+    moves them where given (a perturbed run), a block's rows at a time too."""
     if blocks is None:
-        yield None, output_items(float64_reference(reference, inputs, dtype, rounded, replay))
+        whole = moved.applied(inputs) if moved is not None else inputs
+        yield None, output_items(float64_reference(reference, whole, dtype, rounded, replay))
         return
     for block in blocks.blocks:
-        part = {name: value[block] if name in blocks.inputs else value for name, value in inputs.items()}
+        part = (moved.applied(inputs, block, blocks.inputs) if moved is not None else
+                {name: value[block] if name in blocks.inputs else value for name, value in inputs.items()})
         yield block, output_items(float64_reference(reference, part, dtype, rounded))
 
 

@@ -252,9 +252,14 @@ class _State(TimingRequests):
 
         return bench_footprint(self._task_code(Path(task_dir)))
 
-    def release(self) -> None:
+    def release(self, everything: bool = False) -> None:
         """Drop the timing input sets and give cached GPU memory back to the driver: the candidate workers that
-        come next share the GPU, and memory this process keeps reserved is memory they cannot have."""
+        come next share the GPU, and memory this process keeps reserved is memory they cannot have. `everything`:
+        the cached references and kept outputs too (`forget_memory`), before an evaluation runs with the GPU to
+        itself."""
+        if everything:
+            self.forget_memory()
+            return
         self._sets = None
         self._free_cached()
 
