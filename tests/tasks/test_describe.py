@@ -31,3 +31,8 @@ def test_an_absolute_allowance_is_rendered_with_its_size_and_reason():
     assert "every element may also be off by 16 u_acc = 9.54e-07 in absolute terms" in text
     assert "PyTorch calls expm1" in text
     assert "in absolute terms" not in describe(read_task(default_suite_root() / "Activation" / "silu"))
+
+
+def test_a_bench_workload_checked_but_not_timed_says_so():
+    text = describe(read_task(default_suite_root() / "Normalization" / "softmax"))
+    assert "bench_over_2_31" in text and "(checked, not timed)" in text

@@ -130,7 +130,17 @@ def test_a_bench_workload_may_name_the_gpu_memory_it_needs(task_copy):
     assert [w.min_gpu_gib for w in bench] == [139.0, None]  # the first bench workload alone
 
 
+def test_a_bench_workload_may_be_checked_and_not_timed(task_copy):
+    assert all(w.timed for w in read_task(GELU).workloads)
+    corrupt(task_copy, '"role": "bench",', '"role": "bench", "timed": False,')
+    task = read_task(task_copy)
+    assert [w.timed for w in task.workloads_for(("bench",))] == [False, True]
+    assert task.timed_workloads() == task.workloads_for(("bench",))[1:]
+
+
 @pytest.mark.parametrize(("old", "new", "problem"), [
+    ('"role": "bench",', '"role": "bench", "timed": 0,', "timed must be true or false"),
+    ('"role": "check",', '"role": "check", "timed": False,', "only a bench workload is timed"),
     ('"role": "bench",', '"role": "bench", "min_gpu_gib": 0,', "min_gpu_gib must be a positive number"),
     ('"role": "bench",', '"role": "bench", "min_gpu_gib": "80",', "min_gpu_gib must be a positive number"),
     ('"role": "check",', '"role": "check", "min_gpu_gib": 80,', "only a bench workload may name min_gpu_gib"),

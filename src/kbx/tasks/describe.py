@@ -83,5 +83,6 @@ def baseline_lines(task: Task) -> list[str]:
 
 
 def workload_lines(task: Task) -> list[str]:
-    """One line per workload: role, name, sizes."""
-    return [f"{w.role:6s} {w.name:20s} {json.dumps(dict(w.params))}" for w in task.workloads]
+    """One line per workload: role, name, sizes (and for a bench workload checked but not timed, so)."""
+    return [f"{w.role:6s} {w.name:20s} {json.dumps(dict(w.params))}" + ("" if w.timed else "  (checked, not timed)")
+            for w in task.workloads]

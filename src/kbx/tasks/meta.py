@@ -33,7 +33,7 @@ from kbx.tasks.spec import (
 
 _TASK_KEYS = {"name", "category", "level", "signature", "dtypes", "contract", "workloads"}
 _OPTIONAL_TASK_KEYS = {"forbidden", "input_ranges", "perturb", "defaults_kept", "uncompetitive_baseline"}
-_WORKLOAD_KEYS = {"name", "role", "params", "min_gpu_gib"}
+_WORKLOAD_KEYS = {"name", "role", "params", "min_gpu_gib", "timed"}
 _MAKE_INPUTS_PARAMS = ("workload", "dtype", "generator")
 
 
@@ -314,7 +314,7 @@ class _Reader:
             if not isinstance(params, dict):
                 raise self.fail(f"workload {item['name']!r} params must be a dict")
             workloads.append(Workload(item["name"], item["role"], MappingProxyType(dict(params)),
-                                      self._min_gpu_gib(item)))
+                                      self._min_gpu_gib(item), self._timed(item)))
         names = [w.name for w in workloads]
         if len(set(names)) != len(names):
             raise self.fail("workload names repeat")
@@ -334,6 +334,15 @@ class _Reader:
         if item["role"] != "bench":
             raise self.fail(f"workload {item['name']!r}: only a bench workload may name min_gpu_gib")
         return float(value)
+
+    def _timed(self, item: dict[str, Any]) -> bool:
+        """A workload's `timed`, validated: true or false, and false on a bench workload only."""
+        value = item.get("timed", True)
+        if not isinstance(value, bool):
+            raise self.fail(f"workload {item['name']!r}: timed must be true or false")
+        if not value and item["role"] != "bench":
+            raise self.fail(f"workload {item['name']!r}: only a bench workload is timed")
+        return value
 
 
 def _bound_names(node: ast.stmt) -> set[str]:

@@ -127,6 +127,10 @@ class Workload:
     min_gpu_gib: float | None = None
     """For a bench workload: the GPU memory (GiB, as torch reports the device's total) it is known to fit in; a GPU
     with less skips it and says so (`fit_to_gpu`). None: it fits any GPU kbx runs on."""
+    timed: bool = True
+    """For a bench workload: whether the performance stage times it. False for one that is there to be checked at a
+    size (past 2^31 elements, where 32-bit offsets overflow), not timed: timed, its input sets on both sides and the
+    candidate's outputs did not fit one H200 (leaky_relu, softmax, 2026-11-28)."""
 
 
 @dataclass(frozen=True)
@@ -300,6 +304,10 @@ class Task:
 
     def wrong_files(self) -> list[Path]:
         return sorted((self.path / "wrong").glob("*.py"))
+
+    def timed_workloads(self) -> tuple[Workload, ...]:
+        """The bench workloads the performance stage times (`Workload.timed`)."""
+        return tuple(w for w in self.workloads_for(("bench",)) if w.timed)
 
     def honest_files(self) -> list[Path]:
         """Honest kernels written as third parties write them (textbook formulas): each must pass, as the solution

@@ -15,6 +15,13 @@ def test_timing_seeds_come_from_the_secret_seed_and_differ_per_slot(suite):
     assert len({seed for s in one for seed in s.seeds}) == 3 * len(one)
 
 
+def test_a_bench_workload_checked_but_not_timed_gets_no_slot(suite):
+    softmax = suite["softmax"]
+    assert not softmax.workload("bench_over_2_31").timed
+    slots = {s.workload.name for s in plan_slots(softmax, 1)}
+    assert slots == {w.name for w in softmax.timed_workloads()} and "bench_over_2_31" not in slots
+
+
 def test_the_settings_name_how_many_input_sets_each_slot_rotates(suite):
     twelve = plan_slots(suite["relu"], 1, TimingSettings(input_sets=12).input_sets)
     assert {len(s.seeds) for s in twelve} == {12}

@@ -309,7 +309,7 @@ class Evaluator:
         self, task: Task, job_dir: Path, ready: Callable[[], bool], gate: GpuGate | None, inbox: Inbox
     ) -> PerformanceStage | None:
         """The performance stage for one candidate, on a GPU with timing on and bench workloads to time."""
-        if gate is None or self.timing is None or not task.workloads_for(("bench",)):
+        if gate is None or self.timing is None or not task.timed_workloads():
             return None
 
         timer = self._pool.stages()

@@ -153,10 +153,10 @@ class Performance:
 
 
 def plan_slots(task: Task, secret_seed: int, input_sets: int = TimingSettings.input_sets) -> list[Slot]:
-    """Every bench workload × dtype, each with its own `input_sets` timing seeds drawn from the secret seed (a
+    """Every timed bench workload × dtype, each with its own `input_sets` timing seeds drawn from the secret seed (a
     worker draws fewer sets when they do not fit in memory)."""
     slots = []
-    for workload in task.workloads_for(("bench",)):
+    for workload in task.timed_workloads():
         for dtype in task.dtypes:
             seeds = tuple(
                 case_seed(secret_seed ^ TIMING_SEED_OFFSET, task.name, f"{workload.name}#timing{k}", dtype)

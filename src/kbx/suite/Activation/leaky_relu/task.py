@@ -37,7 +37,8 @@ TASK = {
         {"name": "check_3d_strided", "role": "check", "params": {"shape": [3, 33, 65], "layout": "strided"}},
         {"name": "check_steep", "role": "check", "params": {"shape": [65, 67], "negative_slope": 1.5}},
         {"name": "bench", "role": "bench", "params": {"shape": [24576, 32768]}},
-        {"name": "bench_over_2_31", "role": "bench", "min_gpu_gib": 139, "params": {"shape": [65537, 32768]}},
+        {"name": "bench_over_2_31", "role": "bench", "min_gpu_gib": 139, "timed": False,
+         "params": {"shape": [65537, 32768]}},
     ],
 }
 

@@ -67,7 +67,7 @@ TASK = {
         {"name": "bench_5x5_stride2", "role": "bench",
          "params": {"N": 128, "C": 256, "H": 112, "W": 112, "mult": 1, "kernel": [5, 5], "stride": 2,
                     "padding": 2, "R": 25}},
-        {"name": "bench_over_2_31", "role": "bench", "min_gpu_gib": 139,
+        {"name": "bench_over_2_31", "role": "bench", "min_gpu_gib": 139, "timed": False,
          "params": {"N": 64, "C": 128, "H": 513, "W": 513, "mult": 1, "kernel": [3, 3], "padding": 1, "bias": True,
                     "R": 9}},
     ],

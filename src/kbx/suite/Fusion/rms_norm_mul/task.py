@@ -47,7 +47,8 @@ TASK = {
         {"name": "check_strided_gate", "role": "check", "params": {"shape": [4, 7, 65], "gate_layout": "strided"}},
         {"name": "bench", "role": "bench", "params": {"shape": [65536, 8192]}},
         {"name": "bench_3d", "role": "bench", "params": {"shape": [16, 4096, 4096]}},
-        {"name": "bench_over_2_31", "role": "bench", "min_gpu_gib": 139, "params": {"shape": [65537, 32768]}},
+        {"name": "bench_over_2_31", "role": "bench", "min_gpu_gib": 139, "timed": False,
+         "params": {"shape": [65537, 32768]}},
     ],
 }
 

@@ -37,7 +37,7 @@ TASK = {
         {"name": "check_strided", "role": "check", "params": {"shape": [129, 33, 31], "length": 31,
                                                               "layout": "strided"}},
         {"name": "bench", "role": "bench", "params": {"shape": [6291456, 16, 16], "length": 16}},
-        {"name": "bench_over_2_31", "role": "bench", "min_gpu_gib": 139,
+        {"name": "bench_over_2_31", "role": "bench", "min_gpu_gib": 139, "timed": False,
          "params": {"shape": [8388609, 16, 16], "length": 16}},
     ],
 }

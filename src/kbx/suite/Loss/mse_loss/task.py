@@ -51,7 +51,7 @@ TASK = {
         {"name": "check_sum_strided", "role": "check",
          "params": {"shape": [65, 257], "reduction": "sum", "layout": "strided"}},
         {"name": "bench_mean", "role": "bench", "params": {"shape": [32768, 16384], "reduction": "mean"}},
-        {"name": "bench_over_2_31", "role": "bench", "min_gpu_gib": 139,
+        {"name": "bench_over_2_31", "role": "bench", "min_gpu_gib": 139, "timed": False,
          "params": {"shape": [65537, 32768], "reduction": "mean"}},
         {"name": "bench_none", "role": "bench", "params": {"shape": [32768, 16384], "reduction": "none"}},
     ],

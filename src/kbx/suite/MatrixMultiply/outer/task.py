@@ -39,7 +39,8 @@ TASK = {
         {"name": "check_matrix_column", "role": "check",
          "params": {"n": 65, "m": 257, "vec2_layout": "column"}},
         {"name": "bench", "role": "bench", "params": {"n": 32768, "m": 49152}},
-        {"name": "bench_over_2_31", "role": "bench", "min_gpu_gib": 139, "params": {"n": 46341, "m": 46341}},
+        {"name": "bench_over_2_31", "role": "bench", "min_gpu_gib": 139, "timed": False,
+         "params": {"n": 46341, "m": 46341}},
     ],
 }
 

@@ -62,7 +62,7 @@ TASK = {
         {"name": "check_p0", "role": "check", "params": {"shape": [65, 129], "p": 0.0}},
         {"name": "check_eval", "role": "check", "params": {"shape": [33, 257], "p": 0.5, "training": False}},
         {"name": "bench", "role": "bench", "params": {"shape": [32768, 16384], "p": 0.5}},
-        {"name": "bench_over_2_31", "role": "bench", "min_gpu_gib": 139,
+        {"name": "bench_over_2_31", "role": "bench", "min_gpu_gib": 139, "timed": False,
          "params": {"shape": [65537, 32768], "p": 0.5}},
         {"name": "bench_p09", "role": "bench", "params": {"shape": [16, 2048, 16384], "p": 0.9}},
     ],

@@ -63,7 +63,7 @@ TASK = {
         {"name": "bench_up2", "role": "bench", "params": {"nc": [32, 128], "hw": [256, 256], "out_hw": [512, 512]}},
         {"name": "bench_down2_ac", "role": "bench",
          "params": {"nc": [32, 64], "hw": [513, 513], "out_hw": [257, 257], "align_corners": True}},
-        {"name": "bench_over_2_31", "role": "bench", "min_gpu_gib": 139,
+        {"name": "bench_over_2_31", "role": "bench", "min_gpu_gib": 139, "timed": False,
          "params": {"nc": [32, 128], "hw": [362, 363], "out_hw": [724, 725]}},
     ],
 }
