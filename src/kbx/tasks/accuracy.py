@@ -6,10 +6,10 @@ reference run on float64 copies of its inputs) and against the eager reference's
 - normwise: ||o - t|| <= k ||e - t|| + (u_out + u_acc (a + b sqrt(n))) ||t|| + c ||P||, the 2-norm over the
   elements where the reference and the truth are finite;
 - per element: |o - t| <= 4 ulp_out(t) + u_acc (A + B sqrt(n)) |t| + K s E(|t|) + c P + 2^-126, where P is how far
-  the truth moves when every input element is moved by u_acc (8 + 2 sqrt(n)) of itself at random, E(m) the largest
-  error beyond its own rounding to the output dtype that the eager reference makes on an element of m's binade or
-  the 4 below it (over at least 64 elements, else over every smaller one), and s = ||o - t|| / ||e - t|| held
-  within [1, k].
+  the truth moves when every input element and float argument is moved by u_acc (8 + 2 sqrt(n)) of itself at
+  random, E(m) the largest error beyond its own rounding to the output dtype that the eager reference makes on an
+  element of m's binade or the 4 below it (over at least 64 elements, else over every smaller one), and
+  s = ||o - t|| / ||e - t|| held within [1, k].
 
 u_out is the unit roundoff of the output's dtype (half its ulp at 1), ulp_out(t) the spacing of that dtype at t
 (subnormals included), u_acc the unit roundoff of the contract's accumulation dtype and n its accumulation length.
@@ -164,7 +164,7 @@ def rule_lines(accumulation_dtype: str, tf32: bool, length_param: str | None, dt
         f"normwise: ||out - truth||_2 <= {rule.norm_factor:g} * ||ref - truth||_2 + (u_out + u_acc * "
         f"({rule.norm_arithmetic:g} + {rule.norm_accumulation:g} * sqrt(n))) * ||truth||_2 + "
         f"{rule.backward_factor:g} * ||P||_2, where ref is the PyTorch reference at the task dtype and P how far "
-        f"each output of the truth moves when every input element is moved by u_acc * "
+        f"each output of the truth moves when every input element and float argument is moved by u_acc * "
         f"({rule.backward_arithmetic:g} + {rule.backward_accumulation:g} * sqrt(n)){truncation} of itself, up or "
         "down at random",
         f"every element: |out - truth| <= {rule.element_ulps:g} ulp_out(truth) + u_acc * ({rule.element_arithmetic:g}"

@@ -188,8 +188,8 @@ def _scalars(inputs: dict[str, Any], delta: float, seed: int, index: int, flips:
     """The float arguments, each moved by `delta` of itself up or down as one more perturbed input (the j-th from
     `index` on: its sign drawn from `seed + j`, flipped with bit j of `flips`). A kernel gets them as float32 (Triton
     passes a Python float so): 1 - beta2 formed in the kernel from beta2 = 0.999 is off by 1.3e-5 of itself, which
-    a bench element where an Adam step cancels showed; torch's own fused Adam forms it so. Each is an input of its
-    own: moved as one, beta1's and beta2's effects on such an element cancelled in every run."""
+    a bench element where an Adam step cancels showed; any kernel taking beta2 as an argument forms it so. Each is
+    an input of its own: moved as one, beta1's and beta2's effects on such an element cancelled in every run."""
     moved = {}
     for name in [name for name, value in inputs.items() if _is_float(value)]:
         up = int(torch.randint(0, 2, (1,), generator=torch.Generator().manual_seed(seed + index)))
