@@ -64,6 +64,15 @@ def test_a_case_failure_names_its_case_and_an_unknown_status_becomes_a_runtime_e
     assert message == f"ZeroDivisionError: x (during {CASES[0].label()})"
 
 
+def test_where_a_long_error_happened_ends_its_first_line():
+    error = "AcceleratorError: CUDA error: an illegal memory access was encountered\nSearch for `cudaErrorIllegal`"
+    failed = CaseFailed(1, "CRASHED", error, "")
+    status, message, _ = _failure(Started(1), Imported(), CaseStart(1), failed, code=1)
+    assert status is Status.CRASHED
+    assert message.splitlines() == [f"AcceleratorError: CUDA error: an illegal memory access was encountered "
+                                    f"(during {CASES[1].label()})", "Search for `cudaErrorIllegal`"]
+
+
 def test_a_failure_while_timed_says_so():
     failed = CaseFailed(TIMED, "OUT_OF_MEMORY", "CUDA out of memory", "")
     status, message, _ = _failure(Started(1), Imported(), CaseStart(0), _done(0), failed, code=1)

@@ -38,7 +38,7 @@ def call_failure(run: WorkerRun, cases: list[Case], limits: Limits) -> tuple[Sta
                 where = "while being timed"
             else:
                 where = current.removeprefix(", ")
-            return status, f"{failure.error} ({where})", failure.traceback
+            return status, _placed(failure.error, where), failure.traceback
     done = {e.index for e in events if isinstance(e, CaseDone)}
     if any(isinstance(e, Finished) for e in events) and all(c.index in done for c in cases):
         return None
@@ -69,6 +69,13 @@ def unjudged(cases: list[Case], judged: dict[int, dict[str, Any]]) -> tuple[Stat
         if case.index not in judged:
             return Status.CRASHED, f"the worker reported {case.label()} done but saved no output for it", ""
     return None
+
+
+def _placed(error: str, where: str) -> str:
+    """The error with where it happened at the end of its first line: a CUDA error's text runs to five lines of
+    advice, which a one-line report cuts, and the case it failed on went with them."""
+    first, _, rest = error.partition("\n")
+    return f"{first} ({where})" + (f"\n{rest}" if rest else "")
 
 
 def _current_case(events: list[Event], cases: list[Case]) -> str:
