@@ -118,8 +118,8 @@ def perturbed(inputs: dict[str, Any], delta: float, seed: int, flips: int = 0, c
     """Float64 copies of the inputs with every floating-point element moved by `delta` of itself, up or down at
     random (the j-th floating-point input's signs drawn from `seed + j`, then all flipped where bit j of `flips` is
     set, and with `checker`, flipped again on every element whose coordinates sum to an odd number), for the
-    truth's response to perturbed inputs; Python float arguments moved too, each as one more input (`_scalars`);
-    other inputs as they are.
+    truth's response to perturbed inputs; other inputs as they are (float arguments move in runs of their own,
+    `argument_moves`).
 
     Each copy is scaled in place a chunk at a time, from signs drawn as bytes: besides the copy, one byte per
     element. Drawn as 64-bit integers and scaled in one expression, a 2^31-element input took four float64-sized
@@ -129,10 +129,10 @@ def perturbed(inputs: dict[str, Any], delta: float, seed: int, flips: int = 0, c
 
 @dataclass(frozen=True)
 class Moves:
-    """One perturbed run's moves (`perturbed`), drawn but not applied: each floating-point tensor input's signs (a
-    byte per element) and step, and the float arguments moved. Applied a block of rows at a time (`applied` with
-    `rows`), a run by rows holds the signs and one block's float64 copies, not the whole inputs' (17 GB apiece for a
-    2^31-element input), and moves each element exactly as the whole run would."""
+    """One perturbed run's moves (`perturbed`, `argument_moves`), drawn but not applied: each floating-point tensor
+    input's signs (a byte per element) and step, or the float arguments moved. Applied a block of rows at a time
+    (`applied` with `rows`), a run by rows holds the signs and one block's float64 copies, not the whole inputs' (17
+    GB apiece for a 2^31-element input), and moves each element exactly as the whole run would."""
 
     signs: dict[str, tuple[torch.Tensor, float]]
     scalars: dict[str, float]
@@ -153,14 +153,31 @@ class Moves:
 
 
 def moves(inputs: dict[str, Any], delta: float, seed: int, flips: int = 0, checker: bool = False) -> Moves:
-    """The moves of one perturbed run of `inputs` (see `perturbed`)."""
+    """The moves of one perturbed run of `inputs`' floating-point tensors (see `perturbed`)."""
     signs = {}
     index = 0
     for name, value in inputs.items():
         if isinstance(value, torch.Tensor) and value.is_floating_point():
             signs[name] = _signs(value, delta, seed, index, flips, checker)
             index += 1
-    return Moves(signs, _scalars(inputs, delta, seed, index, flips))
+    return Moves(signs, {})
+
+
+def argument_moves(inputs: dict[str, Any], delta: float, seed: int, flips: int = 0) -> Moves:
+    """The moves of one run that perturbs the float arguments alone (`float_arguments`), the tensors as they are:
+    each argument by `delta` of itself, the j-th one's sign drawn from `seed + j` and flipped with bit j of `flips`.
+
+    A kernel gets them as float32 (Triton passes a Python float so): 1 - beta2 formed in the kernel from beta2 =
+    0.999 is off by 1.3e-5 of itself, which a bench element where an Adam step cancels showed; any kernel taking
+    beta2 as an argument forms it so. In runs of their own, since moved with the tensors they changed which signs
+    the tensors' runs combine: addcmul's value with tensor1 and tensor2 made a product whose net move matched its
+    input's in every run, where an element cancels (its solution failed in CI's run, 2026-11-28)."""
+    moved = {}
+    for index, name in enumerate(float_arguments(inputs)):
+        up = int(torch.randint(0, 2, (1,), generator=torch.Generator().manual_seed(seed + index)))
+        step = -delta if (flips >> index & 1) != (up == 0) else delta
+        moved[name] = inputs[name] * (1.0 + step)
+    return Moves({}, moved)
 
 
 def with_float_defaults(reference: Any, inputs: dict[str, Any]) -> dict[str, Any]:
@@ -175,28 +192,13 @@ def with_float_defaults(reference: Any, inputs: dict[str, Any]) -> dict[str, Any
     return {**inputs, **defaults} if defaults else inputs
 
 
-def perturbed_count(inputs: dict[str, Any]) -> int:
-    """How many perturbed inputs `perturbed` moves: each floating-point tensor and each float argument."""
-    return sum(isinstance(v, torch.Tensor) and v.is_floating_point() or _is_float(v) for v in inputs.values())
+def float_arguments(inputs: dict[str, Any]) -> list[str]:
+    """The names of the Python float arguments among `inputs`, in order."""
+    return [name for name, value in inputs.items() if _is_float(value)]
 
 
 def _is_float(value: Any) -> bool:
     return type(value) is float  # not bool or int: a flag or a count is no quantity
-
-
-def _scalars(inputs: dict[str, Any], delta: float, seed: int, index: int, flips: int) -> dict[str, float]:
-    """The float arguments, each moved by `delta` of itself up or down as one more perturbed input (the j-th from
-    `index` on: its sign drawn from `seed + j`, flipped with bit j of `flips`). A kernel gets them as float32 (Triton
-    passes a Python float so): 1 - beta2 formed in the kernel from beta2 = 0.999 is off by 1.3e-5 of itself, which
-    a bench element where an Adam step cancels showed; any kernel taking beta2 as an argument forms it so. Each is
-    an input of its own: moved as one, beta1's and beta2's effects on such an element cancelled in every run."""
-    moved = {}
-    for name in [name for name, value in inputs.items() if _is_float(value)]:
-        up = int(torch.randint(0, 2, (1,), generator=torch.Generator().manual_seed(seed + index)))
-        step = -delta if (flips >> index & 1) != (up == 0) else delta
-        moved[name] = inputs[name] * (1.0 + step)
-        index += 1
-    return moved
 
 
 def _moved(value: torch.Tensor, delta: float, seed: int, index: int, flips: int, checker: bool) -> torch.Tensor:
@@ -260,6 +262,17 @@ def perturbations(count: int) -> list[Perturbation]:
         moves = [Perturbation(0, sum(1 << j for j in range(count) if j >> bit & 1))
                  for bit in range((count - 1).bit_length())]
     return [Perturbation(0), *moves, Perturbation(0, checker=True)]
+
+
+def argument_perturbations(count: int) -> list[Perturbation]:
+    """The runs that move `count` float arguments: one where there is one (its sign hardly matters), else the signs
+    as drawn and once per bit of their indices every argument whose index has that bit flipped, so any two move
+    the same way in one run and opposite ways in another (beta1's and beta2's effects on an Adam step cancelled in
+    every run while they moved together)."""
+    if count == 0:
+        return []
+    return [Perturbation(0), *[Perturbation(0, sum(1 << j for j in range(count) if j >> bit & 1))
+                               for bit in range((count - 1).bit_length())]]
 
 
 def float64_reference(reference: Any, inputs: dict[str, Any], dtype: torch.dtype,

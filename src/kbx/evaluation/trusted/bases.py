@@ -1,11 +1,11 @@
 """The bases a case's outputs are judged against (`kbx.evaluation.trusted.against_truth`), computed once per case.
 
 The reference runs again in float64 (`kbx.tasks.truth`): on the case's inputs, for the truth, and on perturbed
-copies of them, for each element's response P: 2 + ceil(log2 k) runs for k floating-point inputs (three for one;
-the float arguments, the reference's defaults included, count as one more, since a kernel gets them in float32),
+copies of them, for each element's response P: 2 + ceil(log2 k) runs for k floating-point inputs (three for one),
 so that any two inputs, and any two neighbours in one input, move together in one run and apart in another
-(`kbx.tasks.truth.perturbations`). One run at a time, its outputs folded in and freed before the next, so the peak
-is one float64 run beside the kept truth.
+(`kbx.tasks.truth.perturbations`); and 1 + ceil(log2 m) more that move its m float arguments alone (the reference's
+defaults included: a kernel gets them in float32, `kbx.tasks.truth.argument_moves`). One run at a time, its
+outputs folded in and freed before the next, so the peak is one float64 run beside the kept truth.
 
 Where the task says its outputs' rows depend only on the same rows of some inputs (`truth_rows`, a task module's
 hook: softmax along any dimension but the first), each run goes a block of rows at a time (`PIECE_ELEMENTS`), so
@@ -30,15 +30,19 @@ from kbx.tasks.spec import Contract, Workload
 from kbx.tasks.truth import (
     Moves,
     Replay,
+    argument_moves,
+    argument_perturbations,
     float64_reference,
+    float_arguments,
     moves,
     perturbations,
-    perturbed_count,
     with_float_defaults,
 )
 
 PERTURBATION_SEED = 0x5EED0
 """The perturbed runs' signs are drawn from it: fixed, so a case's basis is a function of the case."""
+ARGUMENT_SEED = 0xA5EED
+"""The float arguments' signs in their own runs are drawn from it."""
 
 
 def bases_if_any(code: Any, inputs: dict[str, Any], outputs: list[Any], dtype: str, workload: Workload
@@ -85,14 +89,20 @@ def truth_bases(reference: Any, inputs: dict[str, Any], eager: list[Any], dtype:
     own = dtype if dtype in UNIT_ROUNDOFF else "float32"
     delta = replace(contract.allowance(own, workload), rule=rule).backward_delta
     inputs = with_float_defaults(reference, inputs)
-    count = perturbed_count(inputs)
+    count = sum(isinstance(v, torch.Tensor) and v.is_floating_point() for v in inputs.values())
     # What the definition rounds mid-way (`stored`) is replayed, moved like one more input (`Replay`); a run by
     # blocks of rows stores block by block, so a reference that rounds so is not run by blocks and perturbed.
     perturb = rule.backward_factor and contract.perturbed_truth and not (rounded and blocks is not None)
-    for move in perturbations(count + len(rounded)) if perturb else ():
-        seed = PERTURBATION_SEED + move.offset
-        moved = moves(inputs, delta, seed, move.flips, move.checker)
-        replay = Replay(rounded, delta, seed, move.flips, move.checker, first=count) if rounded else None
+    runs = [(move, PERTURBATION_SEED + move.offset, False) for move in perturbations(count + len(rounded))]
+    # The float arguments move in runs of their own, the tensors and stored values as they are (`argument_moves`)
+    runs += [(move, ARGUMENT_SEED, True) for move in argument_perturbations(len(float_arguments(inputs)))]
+    for move, seed, arguments in runs if perturb else ():
+        if arguments:
+            moved = argument_moves(inputs, delta, seed, move.flips)
+            replay = Replay(rounded, 0.0, seed, 0, False, first=0) if rounded else None
+        else:
+            moved = moves(inputs, delta, seed, move.flips, move.checker)
+            replay = Replay(rounded, delta, seed, move.flips, move.checker, first=count) if rounded else None
         for block, outputs in _runs(reference, inputs, case_dtype, blocks, replay=replay, moved=moved):
             bases = [with_backward(b, m, _first_element(m, block)) if isinstance(m, torch.Tensor) else b
                      for b, m in zip(bases, outputs)]
