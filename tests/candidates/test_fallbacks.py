@@ -105,6 +105,21 @@ def test_honest_kernels_and_wrappers_never_trip_torch_fallback(code):
 
 
 @pytest.mark.parametrize(
+    ("code", "forbidden"),
+    [
+        ("import torch\ndef f(x):\n    return x.dtype == torch.bool, torch.float32, torch.long",
+         ("bool", "float", "long")),
+        ("import functools\nimport operator\ndef f(x):\n    return functools.reduce(operator.mul, x.shape, 1)",
+         ("mul",)),
+        ("from operator import mul, add\ndef f(shape):\n    return mul(shape[0], shape[1]) + add(1, 2)",
+         ("mul", "add")),
+    ],
+)
+def test_a_dtype_named_like_an_operation_and_infix_operators_as_functions_are_no_fallback(code, forbidden):
+    assert violation(code, forbidden) is None  # count_nonzero (forbids bool) and mul_add_relu, 2026-11-28
+
+
+@pytest.mark.parametrize(
     "code",
     [
         "import math\nimport torch\ny = torch.empty(3)\nz = math.sqrt(2.0)",

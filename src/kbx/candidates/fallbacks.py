@@ -103,7 +103,25 @@ def torch_fallback(src: Source) -> Iterator[Violation]:
 
 
 def _is_fallback(dotted: str, forbidden: frozenset[str]) -> bool:
+    if dotted in _TORCH_DTYPES or dotted in _INFIX_OPERATORS:
+        return False
     return root(dotted) not in KERNEL_NAMESPACES and normalise_op(dotted.rsplit(".", 1)[-1]) in forbidden
+
+
+_TORCH_DTYPES = frozenset(f"torch.{name}" for name in (
+    "bool", "uint8", "int8", "int16", "int32", "int64", "short", "int", "long", "float16", "half", "bfloat16",
+    "float32", "float", "float64", "double", "complex64", "cfloat", "complex128", "cdouble", "float8_e4m3fn",
+    "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz"))
+"""`torch.bool` and its kin name dtypes, not operations: `input.dtype == torch.bool` in count_nonzero's wrapper, whose
+task forbids `bool`, was rejected as a fallback (2026-11-28)."""
+
+_INFIX_OPERATORS = frozenset(f"operator.{name}" for name in (
+    "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and_", "or_", "xor", "lshift", "rshift", "neg", "pos",
+    "invert", "inv", "iadd", "isub", "imul", "itruediv", "ifloordiv", "imod", "ipow", "iand", "ior", "ixor",
+    "ilshift", "irshift"))
+"""`operator` functions whose infix form (`a * b`) no static rule forbids: the torch work they may do on tensors is
+the runtime's to count (`runtime.torch_compute`), as for the infix form; `functools.reduce(operator.mul, shape, 1)`,
+a shape's product, was rejected where the task forbids `mul` (2026-11-28). `operator.matmul` stays with `@`."""
 
 
 def _method_name(node: ast.AST, names: Names) -> str | None:
