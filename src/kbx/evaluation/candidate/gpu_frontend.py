@@ -65,11 +65,11 @@ def install_gpu_frontend_check() -> None:
 
 
 _LANGUAGE = ("triton.language", "triton.language.core", "triton.language.standard", "triton.language.math",
-             "triton.language.random")
+             "triton.language.random", "triton.language.extra.cuda.libdevice", "triton.language.extra.libdevice")
 """The modules whose namespaces the interpreter rewrites: under `TRITON_INTERPRET=1` their `@jit` functions
 (`tl.zeros`, `tl.sum`, ...) are `InterpretedFunction`s, and every interpreted launch or device-function call
 replaces their builtins and the block's methods with the interpreter's (a device-function call never puts them
-back)."""
+back); and libdevice's, which `kbx.evaluation.candidate.libdevice` binds for the interpreter."""
 
 
 class _Language:

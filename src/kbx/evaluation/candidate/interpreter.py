@@ -29,6 +29,7 @@ import numpy as np
 
 from kbx.evaluation.candidate.block_pointers import install_block_pointers
 from kbx.evaluation.candidate.gpu_frontend import install_gpu_frontend_check
+from kbx.evaluation.candidate.libdevice import install_libdevice
 
 
 def install_interpreter_shims() -> None:
@@ -39,6 +40,7 @@ def install_interpreter_shims() -> None:
     _shim_device_calls()
     install_block_pointers()
     install_gpu_frontend_check()
+    install_libdevice()  # after the check, which keeps the libdevice modules as they were for the frontend
 
 
 def bf16_bits_to_f32(bits: np.ndarray) -> np.ndarray:

@@ -1,0 +1,108 @@
+"""libdevice under the CPU interpreter: a kernel that calls CUDA's math library runs on the CPU as it compiles on a GPU.
+
+Triton 3.9's interpreter raises NotImplementedError on every `tl.extra.cuda.libdevice` call (an extern elementwise
+function), and the backend-neutral `triton.language.extra.libdevice` is a module of empty stubs there (the GPU's
+compiler swaps in the backend's functions; the interpreter calls the stub, which returns None). Honest kernels reach
+for libdevice where `tl` has no function: `rint` and `pow` in the quantization tasks, `log1p`, `expm1` and `tanh` in
+activations. On the CPU all of them failed, RUNTIME_ERROR, for a reason of the interpreter, not of the kernel
+(2026-11-28; issue 20, point 7). Here each libdevice symbol (`__nv_rintf`, `__nv_powf`, `__nv_fast_expf`, ...) is
+computed with numpy, or torch where numpy lacks the function, in float64 and rounded once to the symbol's return
+type: at least as accurate as the GPU's libdevice, which is what the contracts ask of a kernel anyway.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+
+def _torch(name: str) -> Callable[..., np.ndarray]:
+    def run(*args: np.ndarray) -> np.ndarray:
+        import torch
+
+        return getattr(torch, name)(*[torch.from_numpy(np.asarray(a, dtype=np.float64)) for a in args]).numpy()
+    return run
+
+
+def _round_half_away(x: np.ndarray) -> np.ndarray:
+    return np.copysign(np.floor(np.abs(x) + 0.5), x)
+
+
+FUNCTIONS: dict[str, Callable[..., np.ndarray]] = {
+    "abs": np.abs, "fabs": np.abs, "exp": np.exp, "exp2": np.exp2, "exp10": lambda x: np.power(10.0, x),
+    "expm1": np.expm1, "log": np.log, "log2": np.log2, "log10": np.log10, "log1p": np.log1p,
+    "sqrt": np.sqrt, "rsqrt": lambda x: 1.0 / np.sqrt(x), "cbrt": np.cbrt, "rcbrt": lambda x: 1.0 / np.cbrt(x),
+    "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
+    "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh, "asinh": np.arcsinh, "acosh": np.arccosh,
+    "atanh": np.arctanh, "atan2": np.arctan2, "sinpi": lambda x: np.sin(np.pi * x),
+    "cospi": lambda x: np.cos(np.pi * x), "erf": _torch("erf"), "erfc": _torch("erfc"), "erfinv": _torch("erfinv"),
+    "lgamma": _torch("lgamma"), "tgamma": np.vectorize(math.gamma, otypes=[np.float64]),
+    "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc, "rint": np.rint, "nearbyint": np.rint,
+    "round": _round_half_away, "pow": np.power, "powi": np.power, "fmod": np.fmod,
+    "remainder": lambda x, y: x - y * np.rint(x / y), "hypot": np.hypot, "fmax": np.fmax, "fmin": np.fmin,
+    "max": np.maximum, "min": np.minimum, "copysign": np.copysign, "fdim": lambda x, y: np.maximum(x - y, 0.0),
+    "fma": lambda a, b, c: a * b + c, "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide,
+    "divide": np.divide, "rcp": lambda x: 1.0 / x, "saturate": lambda x: np.clip(x, 0.0, 1.0),
+    "ldexp": lambda x, n: np.ldexp(x, np.asarray(n, dtype=np.int64)), "scalbn": lambda x, n: np.ldexp(x, n),
+    "isinf": np.isinf, "isnan": np.isnan, "signbit": np.signbit, "finite": np.isfinite, "isfinite": np.isfinite,
+}
+"""libdevice's functions by base name (`base_name`), on float64 arrays."""
+
+_ROUNDING = ("_rn", "_rz", "_ru", "_rd")
+
+
+def base_name(symbol: str, float32: bool) -> str:
+    """`__nv_fast_expf` -> `exp`, `__nv_fdiv_rn` -> `div`, `__nv_dsqrt_rn` -> `sqrt`: the prefix, the fast and
+    rounding-mode variants, the float32 suffix `f` and the float/double prefix of the basic operations dropped."""
+    name = symbol.removeprefix("__nv_").removeprefix("fast_")
+    for suffix in _ROUNDING:
+        name = name.removesuffix(suffix)
+    plain = name[:-1] if float32 and name.endswith("f") else name
+    for candidate in (name, plain, name[1:], plain[1:]):  # fdividef, fadd, frcp, fsqrt, drcp, dsqrt ...
+        if candidate in FUNCTIONS and (candidate != name[1:] or name[:1] in ("f", "d")):
+            return candidate
+    return name
+
+
+def install_libdevice() -> None:
+    """Let interpreted kernels call libdevice (idempotent); CPU interpreter only. Install after the GPU-frontend
+    check, which lowers kernels with these modules as they were (`gpu_frontend._LANGUAGE`)."""
+    import inspect
+
+    import triton.language as tl
+    import triton.language.extra.cuda.libdevice as cuda
+    import triton.language.extra.libdevice as neutral
+    from triton.runtime.interpreter import InterpreterBuilder, TensorHandle, _get_np_dtype, interpreter_semantic
+
+    if getattr(InterpreterBuilder, "_kbx_libdevice", False):
+        return
+
+    def create_extern_elementwise(self: Any, lib_name: str, lib_path: str, symbol: str, args: list[Any],
+                                  ret: Any, is_pure: bool) -> Any:
+        scalar = getattr(ret, "element_ty", None) or getattr(ret, "scalar", ret)
+        name = base_name(symbol, float32=str(scalar) == "fp32")
+        function = FUNCTIONS.get(name)
+        if function is None:
+            raise NotImplementedError(f"libdevice's {symbol} is not available under the CPU interpreter")
+        wide = [a.data.astype(np.float64) if a.data.dtype.kind == "f" else a.data for a in args]
+        with np.errstate(all="ignore"):  # inf and NaN are values here, as on a GPU
+            result = np.asarray(function(*wide))
+        return TensorHandle(result.astype(_get_np_dtype(scalar)), scalar)
+
+    def interpreted(member: Any) -> Callable[..., Any]:
+        """`member` called as the interpreter calls `tl`'s builtins (it patches those alone, not libdevice's)."""
+        def call(*args: Any, **kwargs: Any) -> Any:
+            kwargs.pop("_semantic", None)
+            return member(*args, **kwargs, _semantic=interpreter_semantic)
+        return call
+
+    InterpreterBuilder.create_extern_elementwise = create_extern_elementwise
+    for name, member in inspect.getmembers(cuda):
+        if tl.core.is_builtin(member):
+            setattr(cuda, name, interpreted(member))
+            if hasattr(neutral, name):  # the neutral stubs become CUDA's functions, as a GPU's compiler makes them
+                setattr(neutral, name, getattr(cuda, name))
+    InterpreterBuilder._kbx_libdevice = True

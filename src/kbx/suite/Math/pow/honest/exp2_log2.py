@@ -1,0 +1,40 @@
+"""An honest pow as a third party writes it: exp2(e * log2|x|) in fp32, sign and NaN rules from e's parity.
+
+Expected to pass (`kbx.tasks.suite_check`): a false rejection of it is a defect of the contract or the harness.
+"""
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _pow_kernel(x_ptr, y_ptr, n, exponent, E_IS_INT: tl.constexpr, E_IS_ODD: tl.constexpr,
+                BLOCK_SIZE: tl.constexpr):
+    offs = tl.program_id(0).to(tl.int64) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=1.0).to(tl.float32)
+    mag = tl.exp2(exponent * tl.log2(tl.abs(x)))
+    if E_IS_INT:
+        if E_IS_ODD:
+            y = tl.where(x < 0, -mag, mag)
+        else:
+            y = mag
+    else:
+        y = tl.where(x < 0, float("nan"), mag)
+    y = tl.where(exponent == 0.0, 1.0, y)
+    tl.store(y_ptr + offs, y.to(y_ptr.dtype.element_ty), mask=mask)
+
+
+def pow(input, exponent):
+    e = float(exponent)
+    is_int = e == int(e) if abs(e) < 2 ** 53 else True
+    is_odd = is_int and abs(e) < 2 ** 53 and int(e) % 2 == 1
+    x = input.contiguous()
+    y = torch.empty(input.shape, dtype=input.dtype, device=input.device)
+    n = x.numel()
+    if n > 0:
+        BLOCK_SIZE = 1024
+        _pow_kernel[(triton.cdiv(n, BLOCK_SIZE),)](x, y, n, e, E_IS_INT=is_int, E_IS_ODD=is_odd,
+                                                   BLOCK_SIZE=BLOCK_SIZE)
+    return y

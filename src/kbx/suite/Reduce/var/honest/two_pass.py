@@ -1,0 +1,57 @@
+"""An honest var as a third party writes it: two passes per row, the fp32 mean, then the fp32 sum of (x - mean)^2.
+
+Expected to pass (`kbx.tasks.suite_check`): a false rejection of it is a defect of the contract or the harness.
+"""
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _var_rows_kernel(x_ptr, y_ptr, n_cols, denom, BLOCK_SIZE: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    x_row = x_ptr + row * n_cols
+    acc = tl.zeros([BLOCK_SIZE], tl.float32)
+    for start in range(0, n_cols, BLOCK_SIZE):
+        cols = start + tl.arange(0, BLOCK_SIZE)
+        acc += tl.load(x_row + cols, mask=cols < n_cols, other=0.0).to(tl.float32)
+    mean = tl.sum(acc, axis=0) / n_cols
+    acc2 = tl.zeros([BLOCK_SIZE], tl.float32)
+    for start in range(0, n_cols, BLOCK_SIZE):
+        cols = start + tl.arange(0, BLOCK_SIZE)
+        mask = cols < n_cols
+        x = tl.load(x_row + cols, mask=mask, other=0.0).to(tl.float32)
+        d = tl.where(mask, x - mean, 0.0)
+        acc2 += d * d
+    m2 = tl.sum(acc2, axis=0)
+    tl.store(y_ptr + row, (m2 / denom).to(y_ptr.dtype.element_ty))
+
+
+def var(input, dim=None, correction=1, keepdim=False):
+    nd = input.dim()
+    if dim is None:
+        dims = list(range(nd))
+    elif isinstance(dim, int):
+        dims = [dim]
+    else:
+        dims = list(dim)
+    dims = sorted(set(d % nd for d in dims))
+    kept = [d for d in range(nd) if d not in dims]
+    x = input.permute(kept + dims).contiguous()
+    n_rows = 1
+    for d in kept:
+        n_rows *= input.shape[d]
+    n_cols = 1
+    for d in dims:
+        n_cols *= input.shape[d]
+    y = torch.empty(n_rows, dtype=input.dtype, device=input.device)
+    denom = float(max(0, n_cols - correction))
+    if n_rows > 0:
+        BLOCK_SIZE = min(triton.next_power_of_2(max(n_cols, 1)), 1024)
+        _var_rows_kernel[(n_rows,)](x, y, n_cols, denom, BLOCK_SIZE=BLOCK_SIZE)
+    if keepdim:
+        shape = [1 if d in dims else input.shape[d] for d in range(nd)]
+    else:
+        shape = [input.shape[d] for d in kept]
+    return y.view(shape)

@@ -1,0 +1,37 @@
+"""libdevice under the CPU interpreter: kernels that call it run as they compile on a GPU, within float32 rounding
+(before, every call failed: an extern function the interpreter refuses, or an empty stub returning None)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import kbx
+from kbx.evaluation.candidate.libdevice import FUNCTIONS, base_name
+from tests.conftest import FIXTURES
+
+SRC = os.path.dirname(os.path.dirname(kbx.__file__))
+
+
+def test_kernels_calling_either_libdevice_module_compute_what_torch_does():
+    env = {**os.environ, "TRITON_INTERPRET": "1"}
+    script = FIXTURES / "interpreter" / "libdevice_kernels.py"
+    done = subprocess.run([sys.executable, str(script), SRC], capture_output=True, text=True, env=env, timeout=300,
+                          check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    errors = json.loads(done.stdout.strip().splitlines()[-1])
+    assert errors.keys() == {"neutral", "cuda"} and all(e < 1e-5 for e in errors.values()), errors
+
+
+@pytest.mark.parametrize(("symbol", "float32", "name"), [
+    ("__nv_rintf", True, "rint"), ("__nv_rint", False, "rint"), ("__nv_erff", True, "erf"), ("__nv_erf", False, "erf"),
+    ("__nv_fast_expf", True, "exp"), ("__nv_powif", True, "powi"), ("__nv_fdiv_rn", True, "div"),
+    ("__nv_dsqrt_rn", False, "sqrt"), ("__nv_frcp_rz", True, "rcp"), ("__nv_fmaf", True, "fma"),
+    ("__nv_isinff", True, "isinf"), ("__nv_fdividef", True, "divide"),
+])
+def test_a_symbol_is_known_by_its_base_name(symbol, float32, name):
+    assert base_name(symbol, float32) == name and name in FUNCTIONS
