@@ -61,9 +61,11 @@ def base_name(symbol: str, float32: bool) -> str:
     for suffix in _ROUNDING:
         name = name.removesuffix(suffix)
     plain = name[:-1] if float32 and name.endswith("f") else name
-    for candidate in (name, plain, name[1:], plain[1:]):  # fdividef, fadd, frcp, fsqrt, drcp, dsqrt ...
-        if candidate in FUNCTIONS and (candidate != name[1:] or name[:1] in ("f", "d")):
+    for candidate in (name, plain):
+        if candidate in FUNCTIONS:
             return candidate
+        if candidate[:1] in ("f", "d") and candidate[1:] in FUNCTIONS:  # fadd, fdividef, frcp, dsqrt ...
+            return candidate[1:]
     return name
 
 
