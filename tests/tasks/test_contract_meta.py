@@ -105,3 +105,26 @@ def test_a_malformed_contract_is_refused_through_fail(raw, problem):
     with pytest.raises(TaskError) as info:
         read(raw)
     assert info.value.path == Path("task.py") and problem in str(info.value)
+
+
+def test_ulps_are_read_for_exact_contracts_naming_workloads_with_a_reason():
+    contract = read({"kind": "exact", "ulps": {"units": 2, "workloads": ["check_tail"], "reason": " x / 100 "}})
+    assert dict(contract.ulps) == {"check_tail": 2} and contract.ulps_reason == "x / 100"
+    assert dict(read({"kind": "exact"}).ulps) == {}
+    bad = [{"kind": "allclose", "ulps": {"units": 2, "workloads": ["check_tail"], "reason": "r"}},
+           {"kind": "exact", "ulps": {"units": 2, "workloads": ["nope"], "reason": "r"}},
+           {"kind": "exact", "ulps": {"units": 0, "workloads": ["check_tail"], "reason": "r"}},
+           {"kind": "exact", "ulps": {"units": 2.5, "workloads": ["check_tail"], "reason": "r"}},
+           {"kind": "exact", "ulps": {"units": 2, "workloads": [], "reason": "r"}},
+           {"kind": "exact", "ulps": {"units": 2, "workloads": ["check_tail"], "reason": " "}}]
+    for raw in bad:
+        with pytest.raises(TaskError):
+            read(raw)
+
+
+def test_a_derived_reduction_length_must_hold_in_every_workload():
+    workloads = (Workload("smoke", "smoke", {"shape": [4, 5], "dim": 1}), Workload("bench", "bench", {"n": 3}))
+    with pytest.raises(TaskError, match="shape/dim"):
+        read({"kind": "allclose", "reduction_length": "shape/dim"}, workloads=workloads)
+    contract = read({"kind": "allclose", "reduction_length": "shape/dim"}, workloads=workloads[:1])
+    assert contract.allowance("float32", workloads[0]).length == 5.0

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from types import MappingProxyType
 
 import pytest
 
@@ -99,3 +100,25 @@ def test_a_task_perturbs_when_it_has_a_perturbation(suite):
 def test_tasks_are_immutable(suite):
     with pytest.raises(dataclasses.FrozenInstanceError):
         suite["gelu"].name = "other"
+
+
+def test_derived_reduction_lengths_follow_shape_dim_and_reduction():
+    assert reduction_length_of("shape/dim", {"shape": [3, 4, 5], "dim": None}) == 60.0
+    assert reduction_length_of("shape/dim", {"shape": [3, 4, 5]}) == 60.0
+    assert reduction_length_of("shape/dim", {"shape": [3, 4, 5], "dim": -1}) == 5.0
+    assert reduction_length_of("shape/dim", {"shape": [3, 4, 5], "dim": [0, -1, 2]}) == 15.0  # a dim counted once
+    assert reduction_length_of("shape/reduction", {"shape": [3, 4], "reduction": "mean"}) == 12.0
+    assert reduction_length_of("shape/reduction", {"shape": [3, 4], "reduction": "none"}) == 1.0
+    for params, error in [({"shape": [3], "dim": 1}, ValueError), ({"shape": [3], "dim": "x"}, ValueError),
+                          ({"shape": "3", "dim": 0}, ValueError), ({"dim": 0}, KeyError)]:
+        with pytest.raises(error):
+            reduction_length_of("shape/dim", params)
+    with pytest.raises(KeyError):
+        reduction_length_of("shape/reduction", {"shape": [3]})
+
+
+def test_an_exact_contract_allows_ulps_only_on_the_workloads_it_names_and_their_perturbed_copies():
+    contract = Contract("exact", {}, ulps=MappingProxyType({"check_d2": 2}))
+    assert contract.ulps_for(Workload("check_d2", "check", {})) == 2
+    assert contract.ulps_for(Workload("check_d2~p", "check", {})) == 2
+    assert contract.ulps_for(Workload("check_tail", "check", {})) == 0

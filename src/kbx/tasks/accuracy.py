@@ -88,6 +88,20 @@ class Rule:
 
 RULE = Rule()
 
+REDUCED_BY_DIM = "shape/dim"
+"""A `reduction_length` derived from the params: the product of `shape` over the dims `dim` names (an int, a list,
+or None or absent for every dim), the number of input elements behind each output of a reduction."""
+
+REDUCED_BY_REDUCTION = "shape/reduction"
+"""A `reduction_length` derived from the params of a loss: every element of `shape` where `reduction` sums or
+averages them (any value but "none"), else 1."""
+
+DERIVED_LENGTHS = {
+    REDUCED_BY_DIM: "the number of input elements reduced into each output (the product of `shape` over `dim`)",
+    REDUCED_BY_REDUCTION: "the number of elements of `shape` where `reduction` is not \"none\", else 1",
+}
+"""The derived `reduction_length` specs, each with how a prompt names it."""
+
 
 @dataclass(frozen=True)
 class Allowance:
@@ -150,10 +164,17 @@ def allowance(accumulation_dtype: str, tf32: bool, length: float, output_dtype: 
                      truncating, absolute_units * accumulation)
 
 
+def _length_words(length_param: str | None) -> str:
+    """How the rule's n reads in a prompt: 1, a workload parameter, or a length derived from the params."""
+    if not length_param:
+        return "1"
+    return DERIVED_LENGTHS.get(length_param, f"the workload's `{length_param}`")
+
+
 def rule_lines(accumulation_dtype: str, tf32: bool, length_param: str | None, dtypes: tuple[str, ...],
                rule: Rule = RULE, tensor_cores: bool = False) -> list[str]:
     """The rule in words and numbers, for prompts and `kbx tasks show`."""
-    n = f"the workload's `{length_param}`" if length_param else "1"
+    n = _length_words(length_param)
     acc = f"{accumulation_dtype} (tf32 products allowed)" if tf32 else accumulation_dtype
     on = " or TF32" if tf32 else ""
     truncation = (f" (+ {rule.backward_truncation:g} * n for {'/'.join(TENSOR_CORE_DTYPES)}{on} outputs, whose "

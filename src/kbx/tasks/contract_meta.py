@@ -22,7 +22,7 @@ from kbx.tasks.spec import (
 _ALLCLOSE_KEYS = {"accumulation_dtype", "against_reference", "insensitive", "perturbed_truth", "tensor_cores",
                   "absolute"}
 """Contract keys only an `allclose` contract may hold (the float64 truth rule and its exceptions)."""
-_CONTRACT_KEYS = {"kind", "tolerance", "reduction_length", "tf32", "bound", "second_opinion"} | _ALLCLOSE_KEYS
+_CONTRACT_KEYS = {"kind", "tolerance", "reduction_length", "tf32", "bound", "second_opinion", "ulps"} | _ALLCLOSE_KEYS
 
 def read_contract(raw: object, dtypes: tuple[str, ...], workloads: tuple[Workload, ...],
                   fail: Callable[[str], TaskError]) -> Contract:
@@ -51,6 +51,8 @@ def read_contract(raw: object, dtypes: tuple[str, ...], workloads: tuple[Workloa
     if "second_opinion" in raw and raw["kind"] != "exact":
         raise fail("second_opinion applies to exact contracts only (allclose ones are judged against the "
                         "float64 truth already)")
+    if "ulps" in raw and raw["kind"] != "exact":
+        raise fail("ulps applies to exact contracts only")
     return Contract(
         kind=raw["kind"],
         tolerances=MappingProxyType(tolerances),
@@ -58,6 +60,7 @@ def read_contract(raw: object, dtypes: tuple[str, ...], workloads: tuple[Workloa
         tf32=bool(raw.get("tf32", False)),
         bound=bound,
         second_opinion=bool(raw.get("second_opinion", True)),
+        **_ulps(raw.get("ulps"), workloads, fail),
         **_truth_fields(raw, workloads, fail),
     )
 
@@ -102,6 +105,21 @@ def _absolute(raw: object, fail: Callable[[str], TaskError]) -> dict[str, Any]:
             and raw["reason"].strip() and isinstance(raw["units"], (int, float)) and 0 < raw["units"] <= 256):
         raise fail('absolute must be {"units": N in (0, 256] units of u_acc, "reason": "why"}')
     return {"absolute_units": float(raw["units"]), "absolute_reason": raw["reason"].strip()}
+
+def _ulps(raw: object, workloads: tuple[Workload, ...], fail: Callable[[str], TaskError]) -> dict[str, Any]:
+    """`{"units": N, "workloads": [names], "reason": "..."}` (N in 1..16 ulps) as the Contract's ulps and
+    ulps_reason."""
+    if raw is None:
+        return {}
+    if not (isinstance(raw, dict) and raw.keys() == {"units", "workloads", "reason"} and isinstance(raw["reason"], str)
+            and raw["reason"].strip() and isinstance(raw["units"], int) and not isinstance(raw["units"], bool)
+            and 1 <= raw["units"] <= 16 and isinstance(raw["workloads"], list) and raw["workloads"]):
+        raise fail('ulps must be {"units": N in 1..16, "workloads": [workload names], "reason": "why"}')
+    unknown = set(raw["workloads"]) - {w.name for w in workloads}
+    if unknown:
+        raise fail(f"ulps names {', '.join(sorted(map(str, unknown)))}, not workloads of the task")
+    return {"ulps": MappingProxyType({name: raw["units"] for name in raw["workloads"]}),
+            "ulps_reason": raw["reason"].strip()}
 
 def _insensitive(raw: object, workloads: tuple[Workload, ...], fail: Callable[[str], TaskError]) -> Mapping[str, str]:
     """`{"workloads": [check workload names], "reason": "..."}` as workload name -> reason."""

@@ -68,6 +68,10 @@ def contract_lines(task: Task) -> list[str]:
             lines.append(f"atol widened by sqrt({c.reduction_length})")
     if c.kind == "quantized":
         lines.append(f"bound: RMS(out - ref) / RMS(ref) <= {c.bound:g}")
+    for units in sorted(set(c.ulps.values())):
+        names = ", ".join(name for name, n in c.ulps.items() if n == units)
+        lines.append(f"on {names}: each floating-point element may be off by up to {units} ulp(s) of the output "
+                     f"dtype, exact elsewhere: {c.ulps_reason}")
     lines.append(f"tf32 allowed: {'yes' if c.tf32 else 'no'}")
     return lines
 

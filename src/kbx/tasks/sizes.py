@@ -25,10 +25,7 @@ from types import MappingProxyType
 from typing import Any
 
 from kbx.errors import TaskError
-from kbx.tasks.spec import Task, Workload, reduction_length_of
-
-PERTURBED_SUFFIX = "~p"
-"""Appended to a check workload's name to name its perturbed copy, e.g. `check_tail~p`."""
+from kbx.tasks.spec import PERTURBED_SUFFIX, Task, Workload, reduction_length_of
 
 PERTURB_PARAMS = ("workload", "rng")
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from kbx.tasks.accuracy import Allowance, allowance
+from kbx.tasks.accuracy import DERIVED_LENGTHS, REDUCED_BY_REDUCTION, Allowance, allowance
 
 CATEGORIES: tuple[str, ...] = (
     "Activation",
@@ -144,14 +144,21 @@ class Tolerance:
 _INDEXED = re.compile(r"(?P<name>[A-Za-z_][A-Za-z0-9_]*)\[(?P<index>-?[0-9]+)\]")
 
 
+PERTURBED_SUFFIX = "~p"
+"""Appended to a workload's name for its copy with sizes drawn from the secret seed (`kbx.tasks.sizes.perturbed`)."""
+
+
 def reduction_length_of(spec: str, params: Mapping[str, Any]) -> float:
     """The accumulation length a contract's `reduction_length` names in one workload's params: the number in
-    parameter `spec`, or entry i of the shape list in parameter `name` where `spec` is `"name[i]"`.
+    parameter `spec`, entry i of the shape list in parameter `name` where `spec` is `"name[i]"`, or one of
+    DERIVED_LENGTHS.
 
     Raises:
         KeyError: the parameter is missing.
         ValueError: the named value is not a number, or the index is out of the shape's range.
     """
+    if spec in DERIVED_LENGTHS:
+        return _derived_length(spec, params)
     indexed = _INDEXED.fullmatch(spec)
     value = params[indexed["name"]] if indexed else params[spec]
     if indexed:
@@ -161,6 +168,20 @@ def reduction_length_of(spec: str, params: Mapping[str, Any]) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(f"{spec} is {value!r}, not a number")
     return float(value)
+
+
+def _derived_length(spec: str, params: Mapping[str, Any]) -> float:
+    shape = params["shape"]
+    if not isinstance(shape, (list, tuple)) or not all(isinstance(s, int) and not isinstance(s, bool) for s in shape):
+        raise ValueError(f"{spec}: shape {shape!r} is not a list of ints")
+    if spec == REDUCED_BY_REDUCTION:
+        return float(math.prod(shape)) if params["reduction"] != "none" else 1.0
+    dim = params.get("dim")
+    dims = range(len(shape)) if dim is None else [dim] if isinstance(dim, int) else dim
+    if not isinstance(dims, (list, tuple, range)) or not all(
+            isinstance(d, int) and not isinstance(d, bool) and -len(shape) <= d < len(shape) for d in dims):
+        raise ValueError(f"{spec}: dim {dim!r} does not name dims of shape {shape!r}")
+    return float(math.prod(shape[d] for d in {d % len(shape) for d in dims}))
 
 
 @dataclass(frozen=True)
@@ -209,6 +230,17 @@ class Contract:
     outputs far smaller (written in TASK as `{"units": N, "reason": "..."}`)."""
     absolute_reason: str = ""
     """Why the contract has `absolute_units` (the formula that cancels), rendered with the rule."""
+    ulps: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+    """For `exact`: workload name -> how many ulps of the output dtype a floating-point element may be off by there
+    (written in TASK as `{"units": N, "workloads": [...], "reason": "..."}`). For results defined by a chain of
+    IEEE operations where an honest kernel's compiler may use a faithful but not correctly rounded one: Triton
+    compiles fp32 `/` to `div.full.f32` (2 ulps), so round(x, 2)'s division lands an ulp off."""
+    ulps_reason: str = ""
+    """Why the contract has `ulps`, rendered with it."""
+
+    def ulps_for(self, workload: Workload) -> int:
+        """The ulps an element of `workload` (or of its perturbed copy) may be off by: 0 unless `ulps` names it."""
+        return self.ulps.get(workload.name.removesuffix(PERTURBED_SUFFIX), 0)
 
     @property
     def against_truth(self) -> bool:

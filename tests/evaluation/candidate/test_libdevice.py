@@ -8,10 +8,11 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import kbx
-from kbx.evaluation.candidate.libdevice import FUNCTIONS, base_name
+from kbx.evaluation.candidate.libdevice import FUNCTIONS, base_name, flushed
 from tests.conftest import FIXTURES
 
 SRC = os.path.dirname(os.path.dirname(kbx.__file__))
@@ -24,7 +25,8 @@ def test_kernels_calling_either_libdevice_module_compute_what_torch_does():
                           check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     errors = json.loads(done.stdout.strip().splitlines()[-1])
-    assert errors.keys() == {"neutral", "cuda"} and all(e < 1e-5 for e in errors.values()), errors
+    assert errors.keys() == {"neutral", "cuda", "flush"} and all(e < 1e-5 for e in errors.values()), errors
+    assert errors["flush"] == 0.0, errors
 
 
 @pytest.mark.parametrize(("symbol", "float32", "name"), [
@@ -35,3 +37,11 @@ def test_kernels_calling_either_libdevice_module_compute_what_torch_does():
 ])
 def test_a_symbol_is_known_by_its_base_name(symbol, float32, name):
     assert base_name(symbol, float32) == name and name in FUNCTIONS
+
+
+def test_float32_subnormals_flush_to_zeros_of_their_sign():
+    values = np.array([1e-44, -1e-40, 1.2e-38, -3.0, 0.0, np.inf, np.nan], dtype=np.float32)
+    out = flushed(values)
+    assert out[:2].tolist() == [0.0, 0.0] and np.signbit(out[1]) and out[2:4].tolist() == values[2:4].tolist()
+    assert out[4] == 0.0 and np.isinf(out[5]) and np.isnan(out[6])
+    assert flushed(np.array([1, 2])).tolist() == [1, 2]

@@ -209,3 +209,18 @@ def test_a_randomised_output_must_repeat_under_its_seed_and_change_under_another
     assert twin_verdict([torch.tensor([2.0, 0.0, math.nan, 2.0])], first, same=False) is None
     fixed = twin_verdict([first[0].clone()], first, same=False)
     assert fixed is not None and "does not depend on `seed`" in fixed.message
+
+
+def test_an_exact_contract_with_ulps_takes_that_many_ulps_on_its_workloads_only():
+    ref = torch.tensor([1.0, 1000.0, -3.0e-3, float("inf"), float("nan")])
+    two_off = torch.tensor([1.0 + 2 * 2.0**-23, 1000.0 - 2 * 2.0**-14, -3.0e-3, float("inf"), float("nan")])
+    three_off = two_off.clone()
+    three_off[0] = 1.0 + 3 * 2.0**-23
+    c = Contract("exact", {}, ulps=MappingProxyType({"w": 2}))
+    assert one(two_off, ref, c).status is Status.PASSED
+    result = one(three_off, ref, c)
+    assert result.status is Status.MISMATCH and result.mismatches == 1 and "more than 2 ulp" in result.message
+    (elsewhere,) = compare(two_off, [ref], c, "float32", Workload("other", "check", {}))
+    assert elsewhere.status is Status.MISMATCH and elsewhere.mismatches == 2
+    infinite = one(torch.tensor([1.0, 1000.0, -3.0e-3, 3.0e38, float("nan")]), ref, c)
+    assert infinite.status is Status.MISMATCH and infinite.mismatches == 1

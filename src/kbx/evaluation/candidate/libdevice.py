@@ -8,6 +8,11 @@ activations. On the CPU all of them failed, RUNTIME_ERROR, for a reason of the i
 (2026-11-28; issue 20, point 7). Here each libdevice symbol (`__nv_rintf`, `__nv_powf`, `__nv_fast_expf`, ...) is
 computed with numpy, or torch where numpy lacks the function, in float64 and rounded once to the symbol's return
 type: at least as accurate as the GPU's libdevice, which is what the contracts ask of a kernel anyway.
+
+fp32 subnormals are flushed to signed zeros, in the arguments and in the result of a float32 symbol, as on a GPU:
+Triton compiles libdevice with flush-to-zero on (its `enable_reflect_ftz` option, on by default), so
+`libdevice.pow(1e-44, 0.5)` is 0 there, not 1e-22 (an H200, 2026-11-28). Emulating it keeps a kernel's CPU verdict
+the GPU's.
 """
 
 from __future__ import annotations
@@ -54,6 +59,17 @@ FUNCTIONS: dict[str, Callable[..., np.ndarray]] = {
 _ROUNDING = ("_rn", "_rz", "_ru", "_rd")
 
 
+_FLOAT32_TINY = float(np.finfo(np.float32).tiny)
+"""The smallest normal float32, 2^-126: below it (zero aside) a float32 is subnormal."""
+
+
+def flushed(values: np.ndarray) -> np.ndarray:
+    """`values` with every subnormal float32 magnitude replaced by a zero of its sign (what FTZ does)."""
+    if values.dtype.kind != "f":
+        return values
+    return np.where(np.abs(values) < _FLOAT32_TINY, np.copysign(np.zeros_like(values), values), values)
+
+
 def base_name(symbol: str, float32: bool) -> str:
     """`__nv_fast_expf` -> `exp`, `__nv_fdiv_rn` -> `div`, `__nv_dsqrt_rn` -> `sqrt`: the prefix, the fast and
     rounding-mode variants, the float32 suffix `f` and the float/double prefix of the basic operations dropped."""
@@ -85,14 +101,16 @@ def install_libdevice() -> None:
     def create_extern_elementwise(self: Any, lib_name: str, lib_path: str, symbol: str, args: list[Any],
                                   ret: Any, is_pure: bool) -> Any:
         scalar = getattr(ret, "element_ty", None) or getattr(ret, "scalar", ret)
-        name = base_name(symbol, float32=str(scalar) == "fp32")
+        float32 = str(scalar) == "fp32"
+        name = base_name(symbol, float32=float32)
         function = FUNCTIONS.get(name)
         if function is None:
             raise NotImplementedError(f"libdevice's {symbol} is not available under the CPU interpreter")
-        wide = [a.data.astype(np.float64) if a.data.dtype.kind == "f" else a.data for a in args]
+        ftz = flushed if float32 else (lambda values: values)
+        wide = [ftz(a.data).astype(np.float64) if a.data.dtype.kind == "f" else a.data for a in args]
         with np.errstate(all="ignore"):  # inf and NaN are values here, as on a GPU
-            result = np.asarray(function(*wide))
-        return TensorHandle(result.astype(_get_np_dtype(scalar)), scalar)
+            result = np.asarray(function(*wide)).astype(_get_np_dtype(scalar))
+        return TensorHandle(ftz(result), scalar)
 
     def interpreted(member: Any) -> Callable[..., Any]:
         """`member` called as the interpreter calls `tl`'s builtins (it patches those alone, not libdevice's)."""

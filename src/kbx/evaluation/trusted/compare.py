@@ -140,6 +140,14 @@ def second_opinion(
     return [replace(c, against="float64") for c in comparisons]
 
 
+def ulp(values: torch.Tensor) -> torch.Tensor:
+    """The spacing of `values`' floating-point dtype at each element's magnitude (subnormals included), in float64:
+    the distance from |v| to the next representable number away from zero."""
+    info = torch.finfo(values.dtype)
+    _, exponent = torch.frexp(values.double().abs().clamp(min=info.tiny))  # |v| = m 2^e, m in [0.5, 1)
+    return torch.ldexp(torch.full_like(exponent, info.eps, dtype=torch.float64), exponent - 1)
+
+
 def _as_list(got: Any) -> list[Any]:
     """A candidate's return value as a list of outputs (a lone tensor is one output)."""
     return list(got) if isinstance(got, (tuple, list)) else [got]
@@ -194,7 +202,8 @@ def compare_tensor(
         ref = torch.where(out == base.truth, base.truth, ref)
     exact = not ref.is_floating_point() or contract.kind == "exact"
     tolerance = contract.tolerance(dtype, workload) if contract.kind == "allclose" and not exact else None
-    tally = _Tally()
+    ulps = contract.ulps_for(workload) if ref.is_floating_point() else 0
+    tally = _Tally(ulps=ulps)
     flat_out, flat_ref = out.to(ref.device).reshape(-1), ref.reshape(-1)
     for start in range(0, flat_ref.numel(), _CHUNK):
         o = flat_out[start : start + _CHUNK]
@@ -224,13 +233,17 @@ class _Tally:
     sq_diff: float = 0.0
     sq_ref: float = 0.0
     tolerance: Tolerance | None = None
+    ulps: int = 0
+    """For an exact contract: how many ulps of the output dtype an element may be off by (`Contract.ulps`)."""
 
     def exact(self, start: int, o: torch.Tensor, r: torch.Tensor) -> None:
         same = o == r
         if r.is_floating_point():
             same |= torch.isnan(o) & torch.isnan(r)
-        bad = ~same
         o64, r64 = o.double(), r.double()
+        if self.ulps:
+            same |= torch.isfinite(r64) & ((o64 - r64).abs() <= self.ulps * ulp(r))
+        bad = ~same
         self._errors((o64 - r64).abs().masked_fill(same, 0.0), r64)
         self._count(start, bad, o64, r64, self.first_bad, "bad")
         self.total += r.numel()
@@ -278,7 +291,8 @@ class _Tally:
             return Comparison(Status.MISMATCH, message, rel_rmse=rel_rmse, **errors)
         if not self.bad:
             return Comparison(Status.PASSED, **errors)
-        what = "differ (exact contract)" if exact else (
+        exactly = f"are more than {self.ulps} ulp(s) off (exact contract)" if self.ulps else "differ (exact contract)"
+        what = exactly if exact else (
             f"are outside atol={self.tolerance.atol:.3g}, rtol={self.tolerance.rtol:.3g}")
         return self._report(Status.MISMATCH, what, shape, self.bad, self.first_bad, errors)
 

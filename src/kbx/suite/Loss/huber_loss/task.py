@@ -31,7 +31,7 @@ TASK = {
     "dtypes": ["float32", "bfloat16"],
     "forbidden": ["huber_loss", "smooth_l1_loss", "l1_loss", "mse_loss", "abs", "absolute", "where", "clamp",
                   "clip", "minimum", "fmin", "sum", "nansum", "mean", "nanmean", "matmul", "dot", "einsum", "@"],
-    "contract": {"kind": "allclose"},
+    "contract": {"kind": "allclose", "reduction_length": "shape/reduction"},
     "perturb": "shape",
     "workloads": [
         {"name": "smoke_mean", "role": "smoke", "params": {"shape": [16, 200], "reduction": "mean", "delta": 1.0}},

@@ -33,6 +33,7 @@ TASK = {
                   "nanmean", "matmul", "mm", "dot", "einsum", "@"],
     "contract": {
         "kind": "allclose",
+        "reduction_length": "shape/reduction",
         "insensitive": {
             "workloads": ["check_none"],
             "reason": (

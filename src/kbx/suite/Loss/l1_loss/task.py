@@ -29,7 +29,7 @@ TASK = {
     "forbidden": ["l1_loss", "abs", "absolute", "sum", "nansum", "mean", "nanmean", "norm", "vector_norm",
                   "nuclear_norm", "dist", "pairwise_distance", "cdist", "huber_loss", "smooth_l1_loss", "mse_loss",
                   "matmul", "mm", "mv", "dot", "einsum", "@"],
-    "contract": {"kind": "allclose"},
+    "contract": {"kind": "allclose", "reduction_length": "shape/reduction"},
     "perturb": "shape",
     "workloads": [
         {"name": "smoke_mean", "role": "smoke", "params": {"shape": [16, 200], "reduction": "mean"}},

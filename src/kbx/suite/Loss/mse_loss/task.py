@@ -34,7 +34,7 @@ TASK = {
                   "norm", "vector_norm", "frobenius_norm", "dist", "pairwise_distance", "cdist", "dot", "vdot",
                   "inner", "matmul", "mm", "mv", "bmm", "einsum", "tensordot", "@", "var", "huber_loss",
                   "smooth_l1_loss", "l1_loss"],
-    "contract": {"kind": "allclose"},
+    "contract": {"kind": "allclose", "reduction_length": "shape/reduction"},
     "perturb": "shape",
     "workloads": [
         {"name": "smoke_mean", "role": "smoke", "params": {"shape": [16, 200], "reduction": "mean"}},

@@ -33,7 +33,7 @@ TASK = {
                   "dist", "cdist", "pdist", "pairwise_distance", "sum", "nansum", "mean", "nanmean", "amax", "max",
                   "abs", "absolute", "square", "pow", "sqrt", "rsqrt", "hypot", "dot", "vdot", "inner", "matmul",
                   "mm", "mv", "bmm", "einsum", "tensordot", "@", "cumsum", "var", "std"],
-    "contract": {"kind": "allclose"},
+    "contract": {"kind": "allclose", "reduction_length": "shape/dim"},
     "perturb": "shape",
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [16, 200], "ord": 2, "dim": -1}},

@@ -13,8 +13,9 @@ def _index_select_kernel(x_ptr, idx_ptr, y_ptr, n, L, n_idx, inner, BLOCK_SIZE: 
     offs = tl.program_id(0).to(tl.int64) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
     mask = offs < n
     i = offs % inner
-    j = (offs // inner) % n_idx
-    o = offs // (inner * n_idx)
+    row = offs // inner  # int64: inner * n_idx, both int32 arguments, would overflow past 2^31 outputs
+    j = row % n_idx
+    o = row // n_idx
     src_row = tl.load(idx_ptr + j, mask=mask, other=0).to(tl.int64)
     v = tl.load(x_ptr + (o * L + src_row) * inner + i, mask=mask)
     tl.store(y_ptr + offs, v, mask=mask)

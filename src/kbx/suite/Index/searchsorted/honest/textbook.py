@@ -11,8 +11,9 @@ import triton.language as tl
 @triton.jit
 def _searchsorted_kernel(seq_ptr, x_ptr, y_ptr, L, Q, RIGHT: tl.constexpr, N_STEPS: tl.constexpr,
                          BLOCK_SIZE: tl.constexpr):
-    row = tl.program_id(0).to(tl.int64)
-    q = tl.program_id(1).to(tl.int64) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    # Query blocks on grid axis 0 (up to 2^31 - 1 programs), rows on axis 1 (at most 65535).
+    row = tl.program_id(1).to(tl.int64)
+    q = tl.program_id(0).to(tl.int64) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
     mask = q < Q
     x = tl.load(x_ptr + row * Q + q, mask=mask, other=0.0).to(tl.float32)
     seq_row = seq_ptr + row * L
@@ -45,6 +46,6 @@ def searchsorted(sorted_sequence, input, right=False):
         return y
     n_steps = max(1, int(L).bit_length())
     BLOCK_SIZE = min(triton.next_power_of_2(max(Q, 1)), 1024)
-    grid = (rows, triton.cdiv(Q, BLOCK_SIZE))
+    grid = (triton.cdiv(Q, BLOCK_SIZE), rows)
     _searchsorted_kernel[grid](seq, x, y, L, Q, RIGHT=bool(right), N_STEPS=n_steps, BLOCK_SIZE=BLOCK_SIZE)
     return y

@@ -1,6 +1,8 @@
-"""An honest var as a third party writes it: two passes per row, the fp32 mean, then the fp32 sum of (x - mean)^2.
+"""An honest var as a third party writes it: two passes per slice, each a running fp32 sum per lane, the first taken
+around the slice's first element (a shifted mean), so the sums stay small whatever the slice's offset.
 
 Expected to pass (`kbx.tasks.suite_check`): a false rejection of it is a defect of the contract or the harness.
+Without the shift (`wrong/unshifted_running_sums.py`) the 2^30-element bf16 bench loses the mean.
 """
 
 import torch
@@ -12,11 +14,14 @@ import triton.language as tl
 def _var_rows_kernel(x_ptr, y_ptr, n_cols, denom, BLOCK_SIZE: tl.constexpr):
     row = tl.program_id(0).to(tl.int64)
     x_row = x_ptr + row * n_cols
+    shift = tl.load(x_row).to(tl.float32)
     acc = tl.zeros([BLOCK_SIZE], tl.float32)
     for start in range(0, n_cols, BLOCK_SIZE):
         cols = start + tl.arange(0, BLOCK_SIZE)
-        acc += tl.load(x_row + cols, mask=cols < n_cols, other=0.0).to(tl.float32)
-    mean = tl.sum(acc, axis=0) / n_cols
+        mask = cols < n_cols
+        x = tl.load(x_row + cols, mask=mask, other=0.0).to(tl.float32)
+        acc += tl.where(mask, x - shift, 0.0)
+    mean = shift + tl.sum(acc, axis=0) / n_cols
     acc2 = tl.zeros([BLOCK_SIZE], tl.float32)
     for start in range(0, n_cols, BLOCK_SIZE):
         cols = start + tl.arange(0, BLOCK_SIZE)
