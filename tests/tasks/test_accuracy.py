@@ -93,3 +93,10 @@ def test_without_a_length_parameter_n_is_one_and_float64_accumulates_at_its_own_
     text = "\n".join(rule_lines("float64", False, None, ("float32",)))
     assert "accumulation dtype: float64; accumulation length n = 1" in text
     assert f"u_acc = {2.0**-53:.3g};" in text
+
+
+def test_the_rule_names_its_accumulation_length_in_words():
+    assert "accumulation length n = 1" in "\n".join(rule_lines("float32", False, None, ("float32",)))
+    assert "n = the workload's `K`" in "\n".join(rule_lines("float32", False, "K", ("float32",)))
+    derived = "\n".join(rule_lines("float32", False, "shape/dim", ("float32",)))
+    assert "n = the number of input elements reduced into each output" in derived
