@@ -9,13 +9,14 @@ in fp32 and rounded once, and PyTorch first rounds the exponent to the input's d
 
 Workloads use the exponents models meet most: 2.0 and 3.0 with bases of both signs (so a kernel that computes exp(e
 log x) returns NaN for every negative base), 0.5 with positive bases, exact zeros and a few negative bases (NaN),
--1.5 with positive bases spanning many decades and exact zeros (+inf), and a non-half-integer exponent, 1.3, on
-moderate positive bases. Magnitudes are spread log-uniformly over the range where the result stays finite, plus a
-few outliers beyond it (whose results overflow to +-inf or flush towards 0), in contiguous and non-contiguous
-layouts. No base is an fp32 subnormal (below 2^-126 in magnitude, but not zero): Triton's libdevice flushes
-subnormal arguments to zero by default (`enable_reflect_ftz`), so an honest libdevice.pow gets 0 for sqrt(1e-44)
-where PyTorch's CUDA kernel gets 1e-22 (56 of 4097 elements of `check_sqrt` on an H200, 2026-11-28). Such bases
-are raised to 2^-126.
+-1.5 with positive bases spanning many decades and exact zeros (+inf), a non-half-integer exponent, 1.3, on moderate
+positive bases, and 0.0 on bases of both signs of which about a tenth are +-0, +-inf and NaN (`check_zero_exponent`:
+every result is 1, where exp2(0 * log2|x|) is NaN at 0, +-inf and NaN). Magnitudes are spread log-uniformly over the
+range where the result stays finite, plus a few outliers beyond it (whose results overflow to +-inf or flush towards
+0), in contiguous and non-contiguous layouts. No base is an fp32 subnormal (below 2^-126 in magnitude, but not
+zero): Triton's libdevice flushes subnormal arguments to zero by default (`enable_reflect_ftz`), so an honest
+libdevice.pow gets 0 for sqrt(1e-44) where PyTorch's CUDA kernel gets 1e-22 (56 of 4097 elements of `check_sqrt` on
+an H200, 2026-11-28). Such bases are raised to 2^-126.
 """
 
 import math
@@ -43,6 +44,8 @@ TASK = {
         {"name": "check_neg_three_halves", "role": "check",
          "params": {"shape": [3, 33, 65], "exponent": -1.5, "layout": "strided"}},
         {"name": "check_general", "role": "check", "params": {"shape": [129, 127], "exponent": 1.3}},
+        {"name": "check_zero_exponent", "role": "check",
+         "params": {"shape": [1031], "exponent": 0.0, "specials": True}},
         {"name": "bench", "role": "bench", "params": {"shape": [24576, 32768], "exponent": -1.5}},
     ],
 }
@@ -74,6 +77,11 @@ def make_inputs(workload, dtype, generator):
     x = x.clamp(-info.max, info.max)  # outliers stay finite: pow(-inf, 0.5) differs between PyTorch's backends
     tiny = torch.finfo(torch.float32).tiny  # no fp32 subnormal bases (see above)
     x = torch.where((x != 0) & (x.abs() < tiny), x.sign() * tiny, x)
+    if p.get("specials", False):
+        # About a tenth of the bases become +0, -0, +inf, -inf or NaN, a fiftieth each.
+        which = inputs.randint(0, 50, shape, generator)
+        specials = torch.tensor([0.0, -0.0, math.inf, -math.inf, math.nan], dtype=torch.float32, device=x.device)
+        x = torch.where(which < 5, specials[which.clamp(max=4)], x)
     return {"input": inputs.layout(x.to(inputs.torch_dtype(dtype)), p.get("layout", "contiguous")), "exponent": e}
 
 
