@@ -7,7 +7,8 @@ online form avoids a second pass: every tile LANE keeps a running maximum m and 
 new element raises m, s is rescaled by exp(m_old - m_new) first. At the end the lanes of an output are merged
 the same way (M = max of the lane maxima, S = sum of s_l * exp(m_l - M)) and the result is M + log(S). Lanes
 that have seen only -inf (masked tail lanes, masked logits) keep m = -inf and s = 0 and drop out of the merge; an
-output whose elements are all -inf gives -inf + log(0) = -inf, as in PyTorch.
+output whose elements are all -inf gives -inf + log(0) = -inf, as in PyTorch. An output with a +inf element is
++inf, also as in PyTorch: its maximum is +inf, and the result is set to it (the rescaling's inf - inf is NaN).
 
 Host side (no data movement for the common cases): the problem is put in the form (outer, R, inner), where R is
 the number of elements per output. With reduced dims that are adjacent in the (contiguous) input this is a view
@@ -93,7 +94,9 @@ def _logsumexp_kernel(
         top = tl.max(m, axis=0)
         top_ref = tl.where(top == float("-inf"), 0.0, top)
         total = tl.sum(s * tl.exp(m - top_ref[None, :]), axis=0)
-    result = top_ref + tl.log(total)  # all -inf: 0 + log(0) = -inf
+    # All -inf: 0 + log(0) = -inf. A +inf element makes the sum +inf, as in PyTorch; its lane formed inf - inf = NaN
+    # on the way (in s, and in the merge's m - top), so the result is set rather than computed.
+    result = tl.where(top == float("inf"), float("inf"), top_ref + tl.log(total))
     tl.store(out_ptr + split.to(tl.int64) * out_split_stride + out_idx, result.to(out_ptr.dtype.element_ty),
              mask=p_mask)
 

@@ -11,7 +11,9 @@ all -inf gives -inf.
 Half of the workloads add a per-slice offset uniform in [-1000, 1000] (exp overflows to inf above ~88.7 and
 underflows to 0 below ~-103 in fp32, so a formula without the max subtraction returns inf or -inf); the others
 keep values near 0 with a spread of 4 (so the tolerance, relative to the result, stays tight enough to see a
-mistake in the sum). A few elements are -inf (masked logits), and one workload has a whole slice of -inf. In
+mistake in the sum). A few elements are -inf (masked logits). `check_masked_rows` has every fourth slice all -inf
+(the result is -inf) and about 0.5% of the other elements +inf, so about half its slices hold one (the result is
++inf: an online rescaling that forms inf - inf there returns NaN). In
 `check_late_peak` one element of each slice stands 10 above the rest, past the largest power of two below the
 slice's length (9001: past element 8192): it dominates the sum, so a kernel that reads only a prefix of a slice
 misses most of the result, and one whose online rescaling is wrong sees its running maximum jump late.
@@ -54,7 +56,7 @@ TASK = {
          "params": {"shape": [9, 33, 65], "dim": [-1, 0], "keepdim": True, "offset": 0.0}},
         {"name": "check_all", "role": "check", "params": {"shape": [3, 17, 129], "dim": [0, 1, 2], "offset": 1000.0}},
         {"name": "check_masked_rows", "role": "check",
-         "params": {"shape": [33, 129], "dim": 1, "offset": 0.0, "masked_rows": True}},
+         "params": {"shape": [33, 129], "dim": 1, "offset": 0.0, "masked_rows": True, "pos_inf": 0.005}},
         {"name": "check_transposed", "role": "check",
          "params": {"shape": [129, 127], "dim": -1, "offset": 0.0, "layout": "transposed"}},
         {"name": "check_strided", "role": "check",
@@ -82,6 +84,8 @@ def make_inputs(workload, dtype, generator):
         x += inputs.uniform(slice_shape, -p["offset"], p["offset"], "float32", generator)
     # About 1% of the elements are -inf (masked logits).
     x = torch.where(inputs.uniform(shape, 0.0, 1.0, "float32", generator) < 0.01, float("-inf"), x)
+    if p.get("pos_inf"):
+        x = torch.where(inputs.uniform(shape, 0.0, 1.0, "float32", generator) < p["pos_inf"], float("inf"), x)
     if p.get("peak") == "late":
         x = inputs.late_extremum(x, dims, generator, step=10.0)
     if p.get("masked_rows"):

@@ -23,7 +23,9 @@ def _kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     r = tl.arange(0, BLOCK)
     v = tl.load(x_ptr + row * n + r, mask=r < n, other=float("-inf")).to(tl.float32)
     top = tl.max(v, axis=0)
-    top = tl.where(top == float("-inf"), 0.0, top)  # an all -inf slice sums to 0: log gives -inf
+    # An infinite maximum is replaced by 0, as PyTorch does: an all -inf slice sums to 0 (log gives -inf), a slice
+    # holding +inf sums to +inf.
+    top = tl.where(tl.abs(top) == float("inf"), 0.0, top)
     total = tl.sum(tl.exp(v - top), axis=0)
     tl.store(out_ptr + row, (top + tl.log(total)).to(out_ptr.dtype.element_ty))
 
