@@ -2,7 +2,9 @@
 
 Each output is (sum of x^p over its window, times kH kW / count)^(1/p), as PyTorch defines it through
 avg_pool2d(x^p) * kH kW: the factor is 1 except for ceil_mode windows cut off by the bottom/right edge. x^p
-is x * x for p = 2, x for p = 1, and exp2(p log2 x) otherwise (0 at x = 0; the inputs are positive there).
+is x for p = 1, x * x for p = 2, a product of p factors x for an integer p up to 16 (exact signs, p - 1
+roundings), and exp2(p log2 |x|) otherwise, 0 at x = 0, times (-1)^p for a negative x where p is an integer and
+NaN where it is not, as torch.pow. The (1/p)-th power of a negative sum is NaN (log2 of it), as in PyTorch.
 The window and strides are compile-time constants, so the tap loops unroll; taps past the edge (ceil_mode)
 are masked to 0 and left out of `count`.
 
@@ -17,7 +19,7 @@ The input is addressed through its own strides (no copy) with int64 addresses.
 Memory traffic: read the input once, write the output once (overlapping windows re-read from cache). On an
 H100 (~3 TB/s) the 2x2 pool of 128 x 128 x 224 x 224 moves 4.1 GB in fp32 (~1.5 ms; eager PyTorch makes four
 passes: pow, avg_pool2d, mul, pow) and the p = 3, 3x3 / 2 pool of 64 x 192 x 225 x 225 about 3.1 GB (~1.2 ms,
-plus two exp2/log2 per input, well under the FP32 budget); bf16 halves the traffic.
+two multiplies per tap and one exp2/log2 pair per output, well under the FP32 budget); bf16 halves the traffic.
 """
 
 import torch
@@ -28,9 +30,9 @@ import triton.language as tl
 @triton.jit
 def _lp_pool2d_kernel(
     x_ptr, out_ptr,
-    C, H, W, OH, OW, n_rows, tiles_c, p,
+    C, H, W, OH, OW, n_rows, tiles_c, p, neg,
     sx_n, sx_c, sx_h, sx_w,
-    KH: tl.constexpr, KW: tl.constexpr, SH: tl.constexpr, SW: tl.constexpr, P_KIND: tl.constexpr,
+    KH: tl.constexpr, KW: tl.constexpr, SH: tl.constexpr, SW: tl.constexpr, P_KIND: tl.constexpr, P_INT: tl.constexpr,
     CHANNELS_LAST: tl.constexpr, BLOCK_A: tl.constexpr, BLOCK_B: tl.constexpr,
 ):
     # Each program computes a BLOCK_A x BLOCK_B tile of outputs in the output's memory order. Output indices
@@ -70,8 +72,15 @@ def _lp_pool2d_kernel(
                 acc += x
             elif P_KIND == 2:
                 acc += x * x
+            elif P_KIND == 3:
+                v = x
+                for _ in tl.static_range(P_INT - 1):
+                    v = v * x
+                acc += v
             else:
-                acc += tl.where(x == 0.0, 0.0, tl.exp2(p * tl.log2(x)))
+                # |x|^p, times neg = (-1)^p (integer p) or NaN (any other p) where x < 0, as torch.pow.
+                mag = tl.where(x == 0.0, 0.0, tl.exp2(p * tl.log2(tl.abs(x))))
+                acc += tl.where(x < 0.0, neg * mag, mag)
     # PyTorch's avg_pool2d(x^p) * kH kW: a window cut off by the edge is scaled by kH kW / count.
     count = (tl.minimum(oh * SH + KH, H) - oh * SH) * (tl.minimum(ow * SW + KW, W) - ow * SW)
     s = acc * ((KH * KW) / tl.maximum(count, 1).to(tl.float32))
@@ -80,7 +89,7 @@ def _lp_pool2d_kernel(
     elif P_KIND == 2:
         y = tl.sqrt(s)
     else:
-        y = tl.where(s == 0.0, 0.0, tl.exp2(tl.log2(s) / p))
+        y = tl.where(s == 0.0, 0.0, tl.exp2(tl.log2(s) / p))  # NaN for s < 0, as PyTorch's pow(s, 1/p)
     tl.store(out_ptr + out_offs, y.to(out_ptr.dtype.element_ty), mask=mask)
 
 
@@ -100,7 +109,9 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     kh, kw = _pair(kernel_size)
     sh, sw = _pair(kernel_size if stride is None else stride)
     p = float(norm_type)
-    kind = 1 if p == 1.0 else 2 if p == 2.0 else 0
+    integer = p.is_integer()
+    kind = 1 if p == 1.0 else 2 if p == 2.0 else 3 if integer and 3 <= p <= 16 else 0
+    neg = (-1.0 if int(p) % 2 else 1.0) if integer else float("nan")  # the factor x^p / |x|^p for x < 0
     x = input if input.dim() == 4 else input.unsqueeze(0)  # (C, H, W) -> (1, C, H, W), a view
     N, C, H, W = x.shape
     OH, OW = _out_size(H, kh, sh, ceil_mode), _out_size(W, kw, sw, ceil_mode)
@@ -120,9 +131,9 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
         BLOCK_A, BLOCK_B, tiles_c = 1, 1024, 1
         grid = (triton.cdiv(n_rows, BLOCK_B),)
     _lp_pool2d_kernel[grid](
-        x, out, C, H, W, OH, OW, n_rows, tiles_c, p,
+        x, out, C, H, W, OH, OW, n_rows, tiles_c, p, neg,
         x.stride(0), x.stride(1), x.stride(2), x.stride(3),
-        KH=kh, KW=kw, SH=sh, SW=sw, P_KIND=kind,
+        KH=kh, KW=kw, SH=sh, SW=sw, P_KIND=kind, P_INT=int(p) if kind == 3 else 0,
         CHANNELS_LAST=channels_last, BLOCK_A=BLOCK_A, BLOCK_B=BLOCK_B, num_warps=4,
     )
     return out if input.dim() == 4 else out.squeeze(0)

@@ -5,20 +5,26 @@
     for output (oh, ow): the window rows [oh sH, min(oh sH + kH, H)), columns likewise, holding `count` inputs
     out[..., oh, ow] = (sum over the window of x^p  *  (kH kW / count))^(1/p)
 
-Mirrors `torch.nn.functional.lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False)`, which
-PyTorch computes as avg_pool2d(x^p) * kH kW, then the 1/p power. Note the factor kH kW / count: it is 1 for
-every full window, but a ceil_mode window cut off by the bottom/right edge has its sum scaled up as if the
-missing inputs repeated the window's mean (a 2 x 3 remainder of a 3 x 3 window of ones gives sqrt(9) = 3,
-not sqrt(6)). x^p is x**p (no absolute value): for p = 1 the output is the signed window sum; workloads with
-other p than 1 and 2 use positive inputs, where x^p is defined. `kernel_size` and `stride` are an int or a
-(height, width) pair. The input is (N, C, H, W) or (C, H, W); the output has the input's dtype. bf16 inputs
-are computed in fp32 and rounded once; PyTorch rounds x^p, the average and the product to bf16 on the way,
-so the solution, rounding once, uses up to ~60% of the bf16 tolerance (fp32: ~3% of the default).
+Mirrors `torch.nn.functional.lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False)`, which PyTorch
+computes as avg_pool2d(x^p) * kH kW, then the 1/p power. Note the factor kH kW / count: it is 1 for every full
+window, but a ceil_mode window cut off by the bottom/right edge has its sum scaled up as if the missing inputs
+repeated the window's mean (a 2 x 3 remainder of a 3 x 3 window of ones gives sqrt(9) = 3, not sqrt(6)). x^p is x**p
+as torch.pow defines it (no absolute value): for p = 1 the output is the signed window sum; for an integer p a
+negative x gives (-1)^p |x|^p, and a window whose sum is negative has no real (1/p)-th power, so its output is NaN,
+as in PyTorch (p = 3); for a non-integer p a negative x is NaN, and so is its window. `kernel_size` and `stride` are
+an int or a (height, width) pair. The input is (N, C, H, W) or (C, H, W); the output has the input's dtype. bf16
+inputs are computed in fp32 and rounded once; PyTorch rounds x^p, the average and the product to bf16 on the way, so
+the solution, rounding once, uses up to ~60% of the bf16 tolerance (fp32: ~3% of the default).
 
-Inputs are normal (mean 0.5, with outliers) or, for p = 3 and 1.5, uniform in [0.05, 3]. Workloads cover p = 2,
-1, 3 and 1.5, overlapping windows and gaps, non-square kernels and strides, the default stride, ceil_mode with
-partial windows, a 3-D input, transposed, strided and channels-last (NHWC memory) inputs, and rows of 9001
-(`check_long_row`: 4500 outputs a row, more than one block of outputs a kernel may cap a row at).
+Inputs are normal (mean 0.5, with outliers) or, for p = 3 and 1.5, uniform in [0.05, 3]. `check_p3_signed` has p = 3
+on inputs of both signs, each one of +-0.5, +-1.5 and +-2.5: their cubes are odd multiples of 1/8, exact in every
+dtype, so the sum of a 3 x 3 window's nine cubes is an odd multiple of 1/8, never 0, and has the same sign in the
+reference (which rounds on the way in bf16) as in float64: the windows that are NaN (a negative sum, about half) are
+the same in both, and a kernel that computes x^p as exp2(p log2 x) returns NaN on every window with a negative
+input. Workloads cover p = 2, 1, 3 and 1.5, overlapping windows and gaps, non-square kernels and strides, the
+default stride, ceil_mode with partial windows, a 3-D input, transposed, strided and channels-last (NHWC memory)
+inputs, and rows of 9001 (`check_long_row`: 4500 outputs a row, more than one block of outputs a kernel may cap a
+row at).
 """
 
 import torch
@@ -48,6 +54,9 @@ TASK = {
         {"name": "check_p3_rect", "role": "check",
          "params": {"shape": [2, 3, 29, 37], "norm_type": 3.0, "kernel_size": [2, 3], "stride": [1, 2],
                     "ceil_mode": False, "positive": True}},
+        {"name": "check_p3_signed", "role": "check",
+         "params": {"shape": [2, 4, 25, 23], "norm_type": 3.0, "kernel_size": 3, "stride": 2, "ceil_mode": False,
+                    "signed": "odd_halves"}},
         {"name": "check_p1_5_ceil", "role": "check",
          "params": {"shape": [1, 3, 23, 41], "norm_type": 1.5, "kernel_size": [3, 2], "stride": None,
                     "ceil_mode": True, "positive": True}},
@@ -87,6 +96,11 @@ def make_inputs(workload, dtype, generator):
     p = workload.params
     if p.get("positive"):
         x = inputs.uniform(p["shape"], 0.05, 3.0, dtype, generator)
+    elif p.get("signed") == "odd_halves":
+        # +-0.5, +-1.5 or +-2.5: cubes that are odd multiples of 1/8, whose odd-length sums are never 0 (see above).
+        half = inputs.randint(0, 3, p["shape"], generator) + 0.5
+        sign = inputs.randint(0, 2, p["shape"], generator) * 2 - 1
+        x = (sign * half).to(inputs.torch_dtype(dtype))
     else:
         x = inputs.randn(p["shape"], dtype, generator, scale=1.5, offset=0.5)
         x = inputs.with_outliers(x, generator, fraction=1e-3, magnitude=20.0)
@@ -98,7 +112,7 @@ def make_inputs(workload, dtype, generator):
 
 def perturb(workload, rng):
     # Odd sizes near the published ones (never more elements), at least one window high and wide; p, kernel,
-    # stride, ceil_mode, positivity and layout stay.
+    # stride, ceil_mode, the inputs' kind and layout stay.
     p = workload.params
     k = p["kernel_size"]
     kh, kw = (k, k) if isinstance(k, int) else k

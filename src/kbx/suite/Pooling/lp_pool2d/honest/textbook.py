@@ -9,9 +9,9 @@ import triton.language as tl
 
 
 @triton.jit
-def _lp_pool2d_kernel(x_ptr, y_ptr, H, W, OH, OW, SH, SW, p, P_KIND: tl.constexpr, KH: tl.constexpr,
+def _lp_pool2d_kernel(x_ptr, y_ptr, H, W, OH, OW, SH, SW, p, neg, P_KIND: tl.constexpr, KH: tl.constexpr,
                       KW: tl.constexpr, BLOCK_SIZE: tl.constexpr):
-    # P_KIND: 1 (p = 1, signed sum), 2 (p = 2), 0 (any other p, positive inputs)
+    # P_KIND: 1 (p = 1, signed sum), 2 (p = 2), 0 (any other p: |x|^p, times neg where x < 0)
     plane = tl.program_id(0).to(tl.int64)
     offs = tl.program_id(1).to(tl.int64) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
     out_mask = offs < OH * OW
@@ -30,7 +30,8 @@ def _lp_pool2d_kernel(x_ptr, y_ptr, H, W, OH, OW, SH, SW, p, P_KIND: tl.constexp
             elif P_KIND == 2:
                 v = x * x
             else:
-                v = tl.exp2(p * tl.log2(x))
+                mag = tl.exp2(p * tl.log2(tl.abs(x)))
+                v = tl.where(x < 0, neg * mag, mag)
             acc += tl.where(ok, v, 0.0)
     rows = tl.minimum(oh * SH + KH, H) - oh * SH
     cols = tl.minimum(ow * SW + KW, W) - ow * SW
@@ -66,10 +67,12 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     OW = _out_size(W, kw, sw, ceil_mode)
     p = float(norm_type)
     kind = 1 if p == 1.0 else (2 if p == 2.0 else 0)
+    # x^p for x < 0, as torch.pow: (-1)^p |x|^p for an integer p, NaN for any other.
+    neg = (-1.0 if int(p) % 2 else 1.0) if p.is_integer() else float("nan")
     x = input.contiguous()
     planes = x.numel() // (H * W)
     y = torch.empty(input.shape[:-2] + (OH, OW), dtype=input.dtype, device=input.device)
     BLOCK_SIZE = min(triton.next_power_of_2(max(OH * OW, 1)), 1024)
     grid = (planes, triton.cdiv(OH * OW, BLOCK_SIZE))
-    _lp_pool2d_kernel[grid](x, y, H, W, OH, OW, sh, sw, p, P_KIND=kind, KH=kh, KW=kw, BLOCK_SIZE=BLOCK_SIZE)
+    _lp_pool2d_kernel[grid](x, y, H, W, OH, OW, sh, sw, p, neg, P_KIND=kind, KH=kh, KW=kw, BLOCK_SIZE=BLOCK_SIZE)
     return y
