@@ -20,9 +20,11 @@ cancels (param close to the update) the float64 truth rule rejects that; it did 
 Inputs: gradients at realistic scales (1e-2 and 1, with outliers and exact zeros), second moments consistent
 with them, and positions where g, m and v are all zero (the update is 0 / (0 + eps) = 0: a kernel that drops
 eps returns NaN there, and with weight decay these positions see only the tiny decay term, where eps placement
-matters). Steps 1, 2, 7 and 1000 (bias correction large and negligible), weight
-decay on and off, other betas and eps, and transposed / strided (non-contiguous) tensors. The bench is one flat
-parameter of 201M fp32 elements with its state.
+matters). `check_tiny_grads` has gradients of about 1e-8 at step 1 with lr = 0.01: sqrt(v_hat) is about 1e-7, near
+eps, so where eps is added decides much of every update (TensorFlow's eps on the uncorrected sqrt(v), 31.6 eps at
+step 1, and eps under the root both miss by over 1,000 times an element's bound). Steps 1, 2, 7 and 1000 (bias
+correction large and negligible), weight decay on and off, other betas and eps, and transposed / strided
+(non-contiguous) tensors. The bench is one flat parameter of 201M fp32 elements with its state.
 """
 
 import torch
@@ -54,6 +56,8 @@ TASK = {
                     "layout": "transposed"}},
         {"name": "check_strided_grad", "role": "check",
          "params": {"shape": [5, 33, 65], "step": 11, "grad_scale": 0.01, "lr": 0.001, "grad_layout": "strided"}},
+        {"name": "check_tiny_grads", "role": "check",
+         "params": {"shape": [1031], "step": 1, "grad_scale": 1e-08, "lr": 0.01}},
         {"name": "bench", "role": "bench", "params": {"shape": [201326592], "step": 100, "grad_scale": 0.01}},
         {"name": "bench_wd", "role": "bench",
          "params": {"shape": [201326592], "step": 100, "grad_scale": 0.01, "weight_decay": 0.01}},

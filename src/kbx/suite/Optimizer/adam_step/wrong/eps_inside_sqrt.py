@@ -3,7 +3,8 @@
 A common variant (it avoids sqrt(0)), but not the documented Adam: with eps = 1e-8 the effective epsilon
 becomes sqrt(eps) = 1e-4, which matters wherever sqrt(v_hat) is within a few orders of magnitude of it. Here
 that is the positions with no gradient history, where weight decay alone makes g ~ 1e-2 * p, and the
-eps = 1e-6 workload: the update there shrinks by 1% or more, hundreds of times the tolerance.
+eps = 1e-6 workload: the update there shrinks by 1% or more, hundreds of times the tolerance; and
+`check_tiny_grads` (sqrt(v_hat) about 1e-7, a thousandth of sqrt(eps)), where most of the update is lost.
 """
 
 import torch
