@@ -170,3 +170,12 @@ def test_the_truth_is_kept_finer_than_the_output_and_counted_in_the_cache():
     assert basis(eager.float(), torch.ones(100, dtype=torch.float64)).truth.dtype == torch.float64
     with pytest.raises(ValueError, match="shape"):
         basis(eager, torch.ones(10, dtype=torch.float64))
+
+
+def test_a_finite_output_where_the_reference_is_infinite_says_so():
+    truth = torch.tensor([math.inf, math.nan, 1.0], dtype=torch.float64)
+    eager = torch.tensor([math.inf, math.nan, 1.0])
+    only = judge(torch.tensor([-2.0, math.nan, 1.0]), eager, truth)
+    assert only.status is Status.MISMATCH and "differ from the reference's inf or NaN" in only.message
+    both = judge(torch.tensor([-2.0, math.nan, 1.5]), eager, truth)
+    assert both.status is Status.MISMATCH and "1 of them where the reference is inf or NaN" in both.message

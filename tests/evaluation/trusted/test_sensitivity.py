@@ -3,6 +3,7 @@ tests/suite/test_sensitivity.py)."""
 
 from __future__ import annotations
 
+import math
 from types import MappingProxyType, SimpleNamespace
 
 import pytest
@@ -43,6 +44,11 @@ def test_a_sum_that_cancels_is_unchecked_where_its_truth_moves_with_the_inputs()
 
 def test_an_output_whose_truth_is_zero_everywhere_counts_as_unchecked():
     assert unchecked_shares(_code(lambda x: x * 0, _randn), W, "float32") == [1.0]
+
+
+def test_an_output_that_is_inf_or_nan_everywhere_is_checked_exactly():
+    shares = unchecked_shares(_code(lambda x: (x * 0 + math.inf, x * math.nan), _randn), W, "float32")
+    assert shares == [0.0, 0.0], "only the same inf or a NaN passes there"
 
 
 def test_only_floating_point_outputs_get_a_share():

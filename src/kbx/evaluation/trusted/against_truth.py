@@ -219,6 +219,8 @@ class _Tally:
     max_rel: float = 0.0
     worst: float = 0.0
     """The largest |out - truth| / bound over the elements judged by value."""
+    unmatched: int = 0
+    """Bad elements where the reference is inf or NaN and the output is not the same (no bound applies there)."""
     scale: float = 1.0
     """s, the factor on the envelope term (`envelope_scale`)."""
 
@@ -238,6 +240,7 @@ class _Tally:
             self.worst = max(self.worst, float((d / bound).masked_fill(~judged, 0.0).max()))
         self._count(start, nonfinite, o, t, self.first_nonfinite, "nonfinite")
         self._count(start, bad, o, t, self.first_bad, "bad")
+        self.unmatched += int((bad & ~torch.isfinite(e)).sum())
         self.total += t.numel()
 
     def _count(self, start: int, mask: torch.Tensor, o: torch.Tensor, t: torch.Tensor, first: list, what: str) -> None:
@@ -258,8 +261,13 @@ class _Tally:
                     f"{allowance.rule.norm_factor:g} x the reference's {base.eager_error / norm:.3g} + "
                     f"{allowance.norm_floor:.3g}" + (f" + {moved:.3g} (the truth's response)" if moved else "")
                     + (f" + {absolute:.3g} (absolute)" if absolute else "") + f" = {limit / norm:.3g}")
-        if self.bad:
+        if self.bad == self.unmatched:
+            what = "differ from the reference's inf or NaN (only the same non-finite value passes there)"
+        else:
             what = f"exceed their bound against the float64 truth (worst {self.worst:.3g}x its bound; {normwise})"
+            if self.unmatched:
+                what += f"; {self.unmatched} of them where the reference is inf or NaN"
+        if self.bad:
             return _report(Status.MISMATCH, what, shape, self.bad, self.first_bad, numbers)
         if not error <= limit:
             return Comparison(Status.MISMATCH, normwise, **numbers)
@@ -279,8 +287,9 @@ def _report(status: Status, what: str, shape: tuple[int, ...], count: int, first
 def passing_share(base: Basis, allowance: Allowance, factor: float, scale: float = 1.0) -> float | None:
     """The share of the elements on which an output `factor` times the reference (1.5: 50 % too large) would still
     be within its element's bound, among the elements the reference itself gets within 50 % and whose truth lies
-    above the flush range (2^-125) and above 4 x 2 subnormal spacings; None when there are none. A contract that
-    checks its outputs passes on few.
+    above the flush range (2^-125) and above 4 x 2 subnormal spacings; None when there are none. Elements where the
+    reference is inf or NaN count as checked and not passing: there an output must be the same inf or a NaN, and no
+    finite value passes. A contract that checks its outputs passes on few.
     `scale`: s, 1 by default: errors on a few or on small elements, the kind this measures, leave the normwise
     error (and so s) where the reference's is."""
     assert base.truth is not None and base.envelope is not None
@@ -297,5 +306,5 @@ def passing_share(base: Basis, allowance: Allowance, factor: float, scale: float
         backward = flat_p[start : start + CHUNK] if flat_p is not None else None
         bound = element_bound(t.abs().nan_to_num(0.0, 0.0, 0.0), base.envelope, allowance, scale, backward)
         passing += int(((factor * e - t).abs() <= bound)[judged].sum())
-        counted += int(judged.sum())
+        counted += int(judged.sum()) + int((~torch.isfinite(e)).sum())
     return passing / counted if counted else None
