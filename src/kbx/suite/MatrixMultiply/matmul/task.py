@@ -9,8 +9,8 @@ output is float16 of shape (*batch, M, N). The products must be summed in fp32 (
 float16 once, as cuBLAS does; summing in fp16 loses too much precision. 1-D operands (vector products) are not
 part of this task: no workload uses them.
 
-Workloads cover 2-D x 2-D, 3-D x 2-D (`other` broadcast over the batch), 3-D x 3-D, column-major (transposed)
-and strided operands that must be read in place or copied, odd sizes (127, 129, 65, 33) that straddle tile
+Workloads cover 2-D x 2-D, 3-D x 2-D (`other` broadcast over the batch), 3-D x 3-D, a batch dimension of 1 on
+either side that broadcasts against the other operand's 3, column-major (transposed) and strided operands that must be read in place or copied, odd sizes (127, 129, 65, 33) that straddle tile
 boundaries, and a long reduction (K = 4097). Values: `input` is normal with a few outliers (+-8), `other` is
 uniform in [-2, 2), so the outputs have a standard deviation of about 1.15 * sqrt(K).
 
@@ -52,6 +52,10 @@ TASK = {
          "params": {"input": [3, 65, 127], "other": [127, 129], "K": 127, "other_layout": "transposed"}},
         {"name": "check_batched", "role": "check",
          "params": {"input": [2, 33, 65], "other": [2, 65, 127], "K": 65, "input_layout": "strided"}},
+        {"name": "check_batch_one_input", "role": "check",
+         "params": {"input": [1, 33, 65], "other": [3, 65, 127], "K": 65}},
+        {"name": "check_batch_one_other", "role": "check",
+         "params": {"input": [3, 33, 65], "other": [1, 65, 127], "K": 65}},
         {"name": "check_long_k", "role": "check", "params": {"input": [33, 4097], "other": [4097, 65], "K": 4097}},
         {"name": "bench_square", "role": "bench", "params": {"input": [8192, 8192], "other": [8192, 8192], "K": 8192}},
         {"name": "bench_batch_broadcast", "role": "bench",
@@ -87,15 +91,23 @@ def make_inputs(workload, dtype, generator):
 
 def perturb(workload, rng):
     # Batch dims, M, K and N in one draw, so K stays shared by both operands; neither the multiply-adds nor the
-    # operands' elements grow. `other`'s batch dims, where it has any, are the trailing ones of `input`'s in every
-    # workload and move alike.
+    # operands' elements grow. The batch dims drawn are the broadcast of both operands' (right-aligned, a missing
+    # dim read as 1); an operand's batch size of 1 stays 1, so it still broadcasts, and each other one takes the
+    # broadcast dim's new size.
     p = workload.params
     a, b = p["input"], p["other"]
-    shared = len(b) - 2
+    rank = max(len(a), len(b)) - 2
+    a_batch = [1] * (rank + 2 - len(a)) + a[:-2]
+    b_batch = [1] * (rank + 2 - len(b)) + b[:-2]
+
+    def follow(own, new):
+        return [1 if o == 1 else n for o, n in zip(own, new)]
 
     def cost(d):
-        *batch, m, k, n = d
-        return math.prod(d), math.prod(batch) * m * k + math.prod(batch[len(batch) - shared:]) * k * n
+        *new, m, k, n = d
+        return math.prod(d), math.prod(follow(a_batch, new)) * m * k + math.prod(follow(b_batch, new)) * k * n
 
-    *batch, m, k, n = sizes.shape_near(rng, [*a[:-2], a[-2], a[-1], b[-1]], cost=cost)
-    return {**p, "input": [*batch, m, k], "other": [*batch[len(batch) - shared:], k, n], "K": k}
+    batch = [max(x, y) for x, y in zip(a_batch, b_batch)]
+    *new, m, k, n = sizes.shape_near(rng, [*batch, a[-2], a[-1], b[-1]], cost=cost)
+    return {**p, "input": [*follow(a_batch, new)[rank + 2 - len(a):], m, k],
+            "other": [*follow(b_batch, new)[rank + 2 - len(b):], k, n], "K": k}
