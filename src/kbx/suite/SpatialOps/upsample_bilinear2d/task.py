@@ -20,9 +20,9 @@ rounding of `src` alone moves outputs by about |dx/dh| * ulp(src): resizing 33 x
 PyTorch in fp64 by up to 2.6x. With dyadic ratios the default tolerances only absorb the rounding of the
 four-term sum: the solution uses at most 0.03x of the fp32 tolerance (bf16 outputs match exactly).
 Workloads: 2x upsampling, downsampling by 2, 3 and 4, non-integer ratios (5/4, 3/4, 4/5), different ratios per
-dim, both align_corners values, output sizes that straddle block sizes, and channels-last, transposed and
-strided inputs. Benches: a 2x upsample of 32 x 128 x 256 x 256 and a 2x align-corners downsample of
-32 x 64 x 513 x 513.
+dim, both align_corners values, an output height of 1 with align_corners (the scale is 0: every output row is
+input row 0), output sizes that straddle block sizes, and channels-last, transposed and strided inputs. Benches:
+a 2x upsample of 32 x 128 x 256 x 256 and a 2x align-corners downsample of 32 x 64 x 513 x 513.
 """
 
 import math
@@ -53,6 +53,8 @@ TASK = {
          "params": {"nc": [1, 3], "hw": [33, 49], "out_hw": [129, 65], "align_corners": True}},
         {"name": "check_ac_down4", "role": "check",
          "params": {"nc": [3, 2], "hw": [129, 65], "out_hw": [33, 17], "align_corners": True}},
+        {"name": "check_ac_single_row", "role": "check",
+         "params": {"nc": [1, 3], "hw": [33, 17], "out_hw": [1, 9], "align_corners": True}},
         {"name": "check_channels_last", "role": "check",
          "params": {"nc": [2, 17], "hw": [19, 23], "out_hw": [38, 46], "layout": "channels_last"}},
         {"name": "check_transposed_ac", "role": "check",
