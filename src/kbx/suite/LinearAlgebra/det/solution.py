@@ -5,7 +5,9 @@ registers and stores one number, so traffic is one read of A. Large matrices wou
 
 Algorithm. Gaussian elimination with partial pivoting, as LAPACK's getrf: step j finds the row p >= j with the
 largest |W[p, j]| (`tl.argmax` over a masked column), swaps rows j and p (flipping the sign when p != j),
-multiplies the running determinant by the pivot and subtracts multiples of the pivot row from the rows below.
+multiplies the running determinant by the pivot and subtracts multiples of the pivot row from the rows below. A
+zero pivot (an exactly singular matrix: the column is zero from row j down) makes the determinant 0 and eliminates
+nothing, as getrf skips the division.
 Registers cannot be indexed dynamically, so rows and columns are picked out with masked sums: O(n^2) register
 operations per step, O(n^3) per matrix, all in fp32. The running product is exact in range for these sizes (n
 pivots of magnitude ~1-2).
@@ -38,7 +40,9 @@ def _det_kernel(a_ptr, out_ptr, n, sab, sar, sac, BLOCK_N: tl.constexpr):
         pivot = tl.sum(tl.where(cols == j, row_p, 0.0), axis=0)
         det = det * tl.where(p != j, -pivot, pivot)
         col_j = tl.where(rows == p, tl.sum(tl.where(rows == j, w_col, 0.0), axis=0), w_col)
-        f = tl.where(rows > j, col_j / pivot, 0.0)
+        # A zero pivot means column j is zero from row j down: det is 0 and, as in getrf, nothing is eliminated
+        # (dividing by it would make 0 / 0 = NaN of the factors, and of det).
+        f = tl.where(rows > j, col_j / tl.where(pivot == 0.0, 1.0, pivot), 0.0)
         w = w - f[:, None] * row_p[None, :]
     tl.store(out_ptr + b, det.to(out_ptr.dtype.element_ty))
 

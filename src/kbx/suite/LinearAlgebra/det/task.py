@@ -14,6 +14,9 @@ input:
   that |det(A)| = 1 before rounding (σ from about 316 down to 1/316). det(A) is then a sum of terms far larger
   than itself: a formula that adds them (cofactors, Sarrus) loses it, while pivoted elimination errs by about
   cond(A) u.
+- `check_singular`: two of four such matrices made exactly singular, one with a zero middle column (a zero pivot
+  at step n // 2, after elimination has begun) and one all zeros (a zero first pivot). det(A) = 0 exactly, in any
+  arithmetic; a kernel that divides by the zero pivot returns NaN (0 / 0).
 
 Scope: batches of many small matrices (n up to 64), where a Triton kernel holding each matrix in registers beats
 a batched library LU; the bench takes 2^18 determinants of size 32.
@@ -53,6 +56,7 @@ TASK = {
         {"name": "check_strided", "role": "check", "params": {"shape": [3, 31, 31], "layout": "strided"}},
         {"name": "check_cond_1e5", "role": "check", "params": {"shape": [3, 33, 33], "cond": 1e5}},
         {"name": "check_cond_3x3", "role": "check", "params": {"shape": [64, 3, 3], "cond": 1e5}},
+        {"name": "check_singular", "role": "check", "params": {"shape": [4, 9, 9], "singular": True}},
         {"name": "bench", "role": "bench", "params": {"shape": [262144, 32, 32]}},
     ],
 }
@@ -79,6 +83,12 @@ def make_inputs(workload, dtype, generator):
     # A zero in the corner wherever it holds a small entry: the first pivot of an unpivoted LU is then exactly 0.
     corner = a[..., :1, :1]
     a[..., :1, :1] = torch.where(corner.abs() < 0.5, torch.zeros_like(corner), corner)
+    if p.get("singular"):
+        # Exactly singular, det(A) = 0 in any arithmetic: the first matrix's middle column and the whole last matrix
+        # are zeros (a zero pivot at step n // 2 and at step 0).
+        flat = a.view(-1, n, n)
+        flat[0, :, n // 2] = 0.0
+        flat[-1] = 0.0
     a = a.to(inputs.torch_dtype(dtype))
     return {"A": inputs.layout(a, p.get("layout", "contiguous"))}
 
