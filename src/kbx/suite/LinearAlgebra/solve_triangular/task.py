@@ -13,8 +13,11 @@ registers beats a library call; the bench solves 2^17 systems of size 32 with 32
 
 Inputs: the referenced triangle has a diagonal of random sign and magnitude in [1, 2] and off-diagonal entries
 N(0, 1) * 0.5 / sqrt(n), so every system is well conditioned and X is unique; B is N(0, 1) with an offset.
-`check_diag_range_1e4` spreads the diagonal's magnitudes log-uniformly from 1 down to 1e-4 and scales each
-off-diagonal entry by sqrt(|d_i d_j|): cond(A) is about 1e4, the solution's entries span four decades.
+Workloads cover every combination of left or right, upper or lower and a stored or unit diagonal (the right-side
+unit ones in `check_right_upper_unit` and `check_right_lower_unit`), broadcast batch dims, a transposed and a
+strided A, and n from 16 to 64. `check_diag_range_1e4` spreads the diagonal's magnitudes log-uniformly from 1
+down to 1e-4 and scales each off-diagonal entry by sqrt(|d_i d_j|): cond(A) is about 1e4, the solution's entries
+span four decades.
 
 Contract: allclose against the float64 truth (docs/evaluation.md). Substitution is backward stable element by
 element, and the truth's response to moved inputs measures exactly that conditioning, so the graded workload is no
@@ -51,6 +54,10 @@ TASK = {
          "params": {"A": [2, 33, 33], "B": [2, 9, 33], "upper": True, "left": False}},
         {"name": "check_right_lower_t", "role": "check",
          "params": {"A": [2, 64, 64], "B": [2, 5, 64], "upper": False, "left": False, "layout": "transposed"}},
+        {"name": "check_right_upper_unit", "role": "check",
+         "params": {"A": [2, 17, 17], "B": [2, 5, 17], "upper": True, "left": False, "unitriangular": True}},
+        {"name": "check_right_lower_unit", "role": "check",
+         "params": {"A": [2, 17, 17], "B": [2, 5, 17], "upper": False, "left": False, "unitriangular": True}},
         {"name": "check_broadcast", "role": "check",
          "params": {"A": [1, 31, 31], "B": [3, 1, 31, 1], "upper": True, "unitriangular": True}},
         {"name": "check_strided", "role": "check",
