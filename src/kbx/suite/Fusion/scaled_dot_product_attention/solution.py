@@ -11,12 +11,14 @@ updates an online softmax per row:
     acc   = acc * alpha + P V                    running numerator (P rounded to fp16 for the tensor core)
 and finally writes acc / l. Working in base 2 (exp2 with log2(e) folded into the scale) saves a multiply.
 
-Masking is only paid where needed: key blocks that lie entirely inside Sk and (when causal) entirely at or
-below the diagonal of every row of the tile run without a mask; the few blocks that straddle the diagonal or
-the end of the keys run with one. Causal tiles stop at their last row's diagonal, so blocks above the diagonal
-are never loaded (about half the work). The causal mask is PyTorch's top-left one (key j <= query i), so
-every row sees key 0 and the denominator is never zero. Strides are passed for all four dims, so transposed
-(B, S, H, D) views and slices of a packed QKV tensor are read in place, without a copy.
+Masking is only paid where needed: key blocks that lie entirely inside Sk and (when causal) entirely at or below
+the diagonal of every row of the tile run without a mask; the few blocks that straddle the diagonal or the end
+of the keys run with one. Causal tiles stop at their last row's diagonal, so blocks above the diagonal are never
+loaded (about half the work). The causal mask is PyTorch's top-left one (key j <= query i), so every row sees
+key 0 and the denominator is never zero. A head dim that is not a power of two (80, 96) is padded to the next
+one (at least 16, the tensor core's smallest K): the tile's extra columns of Q, K and V load as zero, add
+nothing to the scores and are not stored, and the scale is 1/sqrt of the real D. Strides are passed for all four
+dims, so transposed (B, S, H, D) views and slices of a packed QKV tensor are read in place, without a copy.
 
 Traffic and FLOPs: Q and O move once, K and V once per query tile (Sq / BLOCK_M times, mostly from L2);
 compute is 4 * B * H * Sq * Sk * D FLOPs (half of it when causal), so the kernel is compute bound. On an H100
@@ -36,8 +38,8 @@ import triton.language as tl
 def _attn_blocks(
     acc, l_i, m_i, q,
     k_base, v_base, stride_kn, stride_kd, stride_vn, stride_vd,
-    offs_m, offs_d, start, stop, seq_k, qk_scale,
-    MASKED: tl.constexpr, IS_CAUSAL: tl.constexpr, BLOCK_N: tl.constexpr,
+    offs_m, offs_d, d_ok, start, stop, seq_k, qk_scale,
+    MASKED: tl.constexpr, IS_CAUSAL: tl.constexpr, EVEN_D: tl.constexpr, BLOCK_N: tl.constexpr,
 ):
     """Fold key/value blocks [start, stop) into the running (acc, l_i, m_i) of one query tile."""
     offs_n = tl.arange(0, BLOCK_N)
@@ -45,11 +47,16 @@ def _attn_blocks(
         cols = start_n + offs_n
         k_ptrs = k_base + cols[:, None] * stride_kn + offs_d[None, :] * stride_kd
         v_ptrs = v_base + cols[:, None] * stride_vn + offs_d[None, :] * stride_vd
+        # Key and value rows past Sk (masked blocks) and columns past D (a padded tile) read as zero.
         if MASKED:
             in_range = cols < seq_k
-            k = tl.load(k_ptrs, mask=in_range[:, None], other=0.0)
-        else:
+            kv_ok = in_range[:, None] & d_ok[None, :]
+            k = tl.load(k_ptrs, mask=kv_ok, other=0.0)
+        elif EVEN_D:
             k = tl.load(k_ptrs)
+        else:
+            kv_ok = d_ok[None, :]
+            k = tl.load(k_ptrs, mask=kv_ok, other=0.0)
         # Scores in the log2 domain, fp32 accumulation on the tensor cores.
         s = tl.dot(q, tl.trans(k)) * qk_scale
         if MASKED:
@@ -62,7 +69,7 @@ def _attn_blocks(
         alpha = tl.exp2(m_i - m_new)
         p = tl.exp2(s - m_new[:, None])
         l_i = l_i * alpha + tl.sum(p, 1)
-        v = tl.load(v_ptrs, mask=in_range[:, None], other=0.0) if MASKED else tl.load(v_ptrs)
+        v = tl.load(v_ptrs) if EVEN_D and not MASKED else tl.load(v_ptrs, mask=kv_ok, other=0.0)
         acc = acc * alpha[:, None]
         acc = tl.dot(p.to(v.dtype), v, acc)
         m_i = m_new
@@ -86,7 +93,8 @@ def _attn_fwd_kernel(
     stride_vb, stride_vh, stride_vn, stride_vd,
     stride_ob, stride_oh, stride_om, stride_od,
     heads, seq_q, seq_k, qk_scale,
-    IS_CAUSAL: tl.constexpr, HEAD_D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+    IS_CAUSAL: tl.constexpr, HEAD_D: tl.constexpr, BLOCK_D: tl.constexpr, EVEN_D: tl.constexpr,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
 ):
     start_m = tl.program_id(0) * BLOCK_M
     bh = tl.program_id(1)
@@ -99,14 +107,15 @@ def _attn_fwd_kernel(
     o_base = o_ptr + b.to(tl.int64) * stride_ob + h.to(tl.int64) * stride_oh
 
     offs_m = start_m + tl.arange(0, BLOCK_M)
-    offs_d = tl.arange(0, HEAD_D)
+    offs_d = tl.arange(0, BLOCK_D)
+    d_ok = offs_d < HEAD_D  # a head dim that is not a power of two fills part of the tile
     row_ok = offs_m < seq_q
-    q = tl.load(q_base + offs_m[:, None] * stride_qm + offs_d[None, :] * stride_qd,
-                mask=row_ok[:, None], other=0.0)
+    q_ok = row_ok[:, None] & d_ok[None, :]
+    q = tl.load(q_base + offs_m[:, None] * stride_qm + offs_d[None, :] * stride_qd, mask=q_ok, other=0.0)
 
     m_i = tl.full((BLOCK_M,), float("-inf"), tl.float32)
     l_i = tl.zeros((BLOCK_M,), tl.float32)
-    acc = tl.zeros((BLOCK_M, HEAD_D), tl.float32)
+    acc = tl.zeros((BLOCK_M, BLOCK_D), tl.float32)
 
     # Keys this tile needs at all: all of them, or (causal) up to the diagonal of its last row.
     if IS_CAUSAL:
@@ -119,31 +128,33 @@ def _attn_fwd_kernel(
     n_free = (free // BLOCK_N) * BLOCK_N
     acc, l_i, m_i = _attn_blocks(
         acc, l_i, m_i, q, k_base, v_base, stride_kn, stride_kd, stride_vn, stride_vd,
-        offs_m, offs_d, 0, n_free, seq_k, qk_scale,
-        MASKED=False, IS_CAUSAL=IS_CAUSAL, BLOCK_N=BLOCK_N,
+        offs_m, offs_d, d_ok, 0, n_free, seq_k, qk_scale,
+        MASKED=False, IS_CAUSAL=IS_CAUSAL, EVEN_D=EVEN_D, BLOCK_N=BLOCK_N,
     )
     acc, l_i, m_i = _attn_blocks(
         acc, l_i, m_i, q, k_base, v_base, stride_kn, stride_kd, stride_vn, stride_vd,
-        offs_m, offs_d, n_free, stop, seq_k, qk_scale,
-        MASKED=True, IS_CAUSAL=IS_CAUSAL, BLOCK_N=BLOCK_N,
+        offs_m, offs_d, d_ok, n_free, stop, seq_k, qk_scale,
+        MASKED=True, IS_CAUSAL=IS_CAUSAL, EVEN_D=EVEN_D, BLOCK_N=BLOCK_N,
     )
 
     out = acc / l_i[:, None]
     tl.store(o_base + offs_m[:, None] * stride_om + offs_d[None, :] * stride_od,
-             out.to(o_ptr.dtype.element_ty), mask=row_ok[:, None])
+             out.to(o_ptr.dtype.element_ty), mask=q_ok)
 
 
 def scaled_dot_product_attention(query, key, value, is_causal=False):
     B, H, Sq, D = query.shape
     Sk = key.shape[2]
-    assert triton.next_power_of_2(D) == D and 16 <= D <= 128, "head dim must be 16, 32, 64 or 128"
+    assert D <= 128, "head dims up to 128"
     out = torch.empty((B, H, Sq, D), dtype=query.dtype, device=query.device)
-    qk_scale = 1.4426950408889634 / math.sqrt(D)  # log2(e) / sqrt(D): softmax in base 2
+    # log2(e) / sqrt(D), softmax in base 2; from the real head dim, not the padded tile's.
+    qk_scale = 1.4426950408889634 / math.sqrt(D)
+    block_d = max(16, triton.next_power_of_2(D))  # the tile's width: D padded to a power of two
     grid = lambda meta: (triton.cdiv(Sq, meta["BLOCK_M"]), B * H)
     _attn_fwd_kernel[grid](
         query, key, value, out,
         *query.stride(), *key.stride(), *value.stride(), *out.stride(),
         H, Sq, Sk, qk_scale,
-        IS_CAUSAL=bool(is_causal), HEAD_D=D,
+        IS_CAUSAL=bool(is_causal), HEAD_D=D, BLOCK_D=block_d, EVEN_D=block_d == D,
     )
     return out

@@ -6,13 +6,14 @@
 
 Mirrors `torch.nn.functional.scaled_dot_product_attention(query, key, value, is_causal=is_causal)` with the
 default scale 1/sqrt(D), no attn_mask and dropout_p=0. query is (B, H, Sq, D), key and value (B, H, Sk, D), all
-float16; the output is (B, H, Sq, D) float16. When is_causal and Sq != Sk the mask is PyTorch's top-left
-aligned one, `torch.ones(Sq, Sk).tril()`: query i sees keys 0..i (not the bottom-right alignment of some
-flash-attention libraries), so every query row sees at least key 0. Workloads cover sequence lengths that
-are not multiples of a block size (129, 200, 77), key/value lengths different from the query length (causal
-and not), head dims 32, 64 and 128, and non-contiguous layouts: (B, S, H, D) tensors transposed to
-(B, H, S, D) and q/k/v sliced out of one packed (B, S, 3, H, D) projection. Scores are large enough
-(std ~1.4) that the softmax is far from uniform and its running maximum keeps changing along a row.
+float16; the output is (B, H, Sq, D) float16. The head dim D is at most 128 and need not be a power of two. When
+is_causal and Sq != Sk the mask is PyTorch's top-left aligned one, `torch.ones(Sq, Sk).tril()`: query i sees
+keys 0..i (not the bottom-right alignment of some flash-attention libraries), so every query row sees at least
+key 0. Workloads cover sequence lengths that are not multiples of a block size (129, 200, 77), key/value lengths
+different from the query length (causal and not), head dims 32, 64, 80 (not a power of two: the scale is
+1/sqrt(80)) and 128, and non-contiguous layouts: (B, S, H, D) tensors transposed to (B, H, S, D) and q/k/v
+sliced out of one packed (B, S, 3, H, D) projection. Scores are large enough (std ~1.4) that the softmax is far
+from uniform and its running maximum keeps changing along a row.
 """
 
 import math
@@ -54,6 +55,8 @@ TASK = {
         {"name": "check_packed_causal_d32", "role": "check",
          "params": {"batch": 1, "heads": 2, "s_q": 129, "s_kv": 129, "head_dim": 32, "is_causal": True,
                     "layout": "packed"}},
+        {"name": "check_d80", "role": "check",
+         "params": {"batch": 1, "heads": 2, "s_q": 129, "s_kv": 77, "head_dim": 80, "is_causal": False}},
         {"name": "bench_d128", "role": "bench",
          "params": {"batch": 8, "heads": 16, "s_q": 4096, "s_kv": 4096, "head_dim": 128, "is_causal": False}},
         {"name": "bench_d128_causal", "role": "bench",
