@@ -9,10 +9,11 @@ output is float16 of shape (*batch, M, N). The products must be summed in fp32 (
 float16 once, as cuBLAS does; summing in fp16 loses too much precision. 1-D operands (vector products) are not
 part of this task: no workload uses them.
 
-Workloads cover 2-D x 2-D, 3-D x 2-D (`other` broadcast over the batch), 3-D x 3-D, a batch dimension of 1 on
-either side that broadcasts against the other operand's 3, column-major (transposed) and strided operands that must be read in place or copied, odd sizes (127, 129, 65, 33) that straddle tile
-boundaries, and a long reduction (K = 4097). Values: `input` is normal with a few outliers (+-8), `other` is
-uniform in [-2, 2), so the outputs have a standard deviation of about 1.15 * sqrt(K).
+Workloads cover 2-D x 2-D, 3-D x 2-D (`other` broadcast over the batch), 3-D x 3-D, a batch dimension of 1 on either
+side that broadcasts against the other operand's 3, column-major (transposed) and strided operands that must be read
+in place or copied, odd sizes (127, 129, 65, 33) that straddle tile boundaries, and a long reduction (K = 4097).
+Values: `input` is normal with a few outliers (+-8), `other` is uniform in [-2, 2), so the outputs have a standard
+deviation of about 1.15 * sqrt(K).
 
 Tolerance: |out - ref| <= 2e-4 * sqrt(K) + 2e-3 * |ref|. The relative part allows two fp16 ulps (a different fp32
 summation order can flip the final rounding, and the reference itself may differ from the exact product by an
