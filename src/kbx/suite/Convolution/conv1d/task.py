@@ -12,12 +12,12 @@ odd element of an odd total padding dilation*(k-1) at the end). The output has t
 products are true fp32 (the reference turns cuDNN's default TF32 off); bfloat16 products are summed in fp32 and
 rounded once.
 
-Workloads cover stride with dilation and padding, grouped and depthwise convolutions with bias, an unbatched
-input, 'same' padding with an asymmetric total, 1-tuple arguments with a stride larger than the kernel's
-footprint and 33 output channels, and a deep reduction (C_in = 129) over an input whose length axis is strided
-(every other element of a wider buffer). Values: `input` is normal with a few outliers (+-8), `weight` uniform
-in [-2, 2), `bias` normal, so an output's standard deviation is about 1.15 * sqrt(R), R = C_in / groups * k the
-reduction length.
+Workloads cover stride with dilation and padding, grouped and depthwise convolutions with bias, an unbatched input,
+'same' padding with an asymmetric total, 'valid' padding (none: the output is k - 1 shorter), 1-tuple arguments with
+a stride larger than the kernel's footprint and 33 output channels, and a deep reduction (C_in = 129) over an input
+whose length axis is strided (every other element of a wider buffer). Values: `input` is normal with a few outliers
+(+-8), `weight` uniform in [-2, 2), `bias` normal, so an output's standard deviation is about 1.15 * sqrt(R),
+R = C_in / groups * k the reduction length.
 
 Tolerance: float32 1e-5 * sqrt(R) + 1e-5 * |ref| (the default widened with R, room for a different fp32
 summation order); bfloat16 4e-3 * sqrt(R) + 1.6e-2 * |ref| (two bf16 ulps, as a different order or a fused bias
@@ -58,6 +58,8 @@ TASK = {
                     "R": 12}},
         {"name": "check_same_asymmetric", "role": "check",
          "params": {"N": 1, "C_in": 6, "L": 127, "C_out": 5, "k": 4, "padding": "same", "dilation": 3, "R": 24}},
+        {"name": "check_valid", "role": "check",
+         "params": {"N": 1, "C_in": 3, "L": 37, "C_out": 5, "k": 4, "padding": "valid", "R": 12}},
         {"name": "check_depthwise_unbatched", "role": "check",
          "params": {"N": 0, "C_in": 4, "L": 97, "C_out": 4, "k": 5, "padding": 2, "groups": 4, "bias": True,
                     "R": 5}},

@@ -13,12 +13,13 @@ stride 1; torch puts the odd pixel of an even total padding on the bottom/right)
 dtype. For float32 the products are true fp32 (the reference turns cuDNN's default TF32 off); float16 products
 are summed in fp32 and rounded once.
 
-Workloads cover stride with padding (the output size depends on both), a rectangular kernel with per-axis
-stride, padding and dilation, grouped and depthwise convolutions (channel multiplier 2) with bias, an unbatched
-input, 'same' padding with an even (asymmetric) kernel, a channels-last input and a pointwise (1 x 1) kernel with
-33 output channels, and a deep reduction (C_in = 67, 3 x 3). Values: `input` is normal with a few outliers
-(+-8), `weight` is uniform in [-2, 2), `bias` normal, so an output's standard deviation is about
-1.15 * sqrt(L) where L = C_in / groups * kH * kW is the reduction length.
+Workloads cover stride with padding (the output size depends on both), a rectangular kernel with per-axis stride,
+padding and dilation, grouped and depthwise convolutions (channel multiplier 2) with bias, an unbatched input,
+'same' padding with an even (asymmetric) kernel, 'valid' padding (none: the output shrinks by the kernel's span)
+with a rectangular kernel, a channels-last input and a pointwise (1 x 1) kernel with 33 output channels, and a deep
+reduction (C_in = 67, 3 x 3). Values: `input` is normal with a few outliers (+-8), `weight` is uniform in [-2, 2),
+`bias` normal, so an output's standard deviation is about 1.15 * sqrt(L) where L = C_in / groups * kH * kW is the
+reduction length.
 
 Tolerance: float32 1e-5 * sqrt(L) + 1e-5 * |ref| (the default widened with L: about 1e-5 of the outputs'
 standard deviation, room for a different fp32 summation order); float16 2e-4 * sqrt(L) + 2e-3 * |ref| (two fp16
@@ -64,6 +65,8 @@ TASK = {
                     "bias": True, "L": 9}},
         {"name": "check_same_even", "role": "check",
          "params": {"N": 1, "C_in": 3, "H": 16, "W": 15, "C_out": 5, "kernel": [4, 2], "padding": "same", "L": 24}},
+        {"name": "check_valid", "role": "check",
+         "params": {"N": 1, "C_in": 3, "H": 9, "W": 8, "C_out": 5, "kernel": [3, 2], "padding": "valid", "L": 18}},
         {"name": "check_pointwise_channels_last", "role": "check",
          "params": {"N": 2, "C_in": 16, "H": 9, "W": 11, "C_out": 33, "kernel": [1, 1], "bias": True,
                     "layout": "channels_last", "L": 16}},

@@ -15,11 +15,12 @@ products are true fp32 (the reference turns cuDNN's default TF32 off); float16 p
 rounded once. With so few channels per group this is closer to memory-bound than a dense convolution.
 
 Workloads cover ResNeXt-like groups of 4 channels with bias, stride with dilation where Og != Cg (6 output per 4
-input channels, so a group boundary falls inside any power-of-two channel tile), a rectangular kernel with
-per-axis stride, padding and dilation, groups expanding channels (3 in, 8 out), two wide groups (Cg = 40,
-Og = 33, straddling 32) on a channels-last input, and 32 groups of 2 channels on an unbatched input with
-dilated 'same' padding. Values: `input` is normal with a few outliers (+-8), `weight` uniform in [-2, 2),
-`bias` normal, so an output's standard deviation is about 1.15 * sqrt(L), L = Cg * kH * kW the reduction length.
+input channels, so a group boundary falls inside any power-of-two channel tile), a rectangular kernel with per-axis
+stride, padding and dilation, groups expanding channels (3 in, 8 out), two wide groups (Cg = 40, Og = 33, straddling
+32) on a channels-last input, 32 groups of 2 channels on an unbatched input with dilated 'same' padding, and 'valid'
+padding (none) with a rectangular kernel over 4 groups of 2 input and 3 output channels. Values: `input` is normal
+with a few outliers (+-8), `weight` uniform in [-2, 2), `bias` normal, so an output's standard deviation is about
+1.15 * sqrt(L), L = Cg * kH * kW the reduction length.
 
 Tolerance: float32 1e-5 * sqrt(L) + 1e-5 * |ref| (the default widened with L, room for a different fp32
 summation order); float16 2e-4 * sqrt(L) + 2e-3 * |ref| (two fp16 ulps, as a different order or a fused bias can
@@ -70,6 +71,9 @@ TASK = {
         {"name": "check_many_groups_same", "role": "check",
          "params": {"N": 0, "C_in": 64, "H": 8, "W": 9, "C_out": 64, "kernel": [3, 3], "padding": "same",
                     "dilation": 2, "groups": 32, "L": 18}},
+        {"name": "check_valid", "role": "check",
+         "params": {"N": 1, "C_in": 8, "H": 9, "W": 8, "C_out": 12, "kernel": [3, 2], "padding": "valid",
+                    "groups": 4, "L": 12}},
         {"name": "bench_resnext_3x3", "role": "bench",
          "params": {"N": 256, "C_in": 256, "H": 56, "W": 56, "C_out": 256, "kernel": [3, 3], "padding": 1,
                     "groups": 32, "bias": True, "L": 72}},

@@ -13,12 +13,12 @@ into independent convolutions (weight (C_out, C_in / groups, kD, kH, kW)); one c
 (grouped convolution is the subject of conv2d_grouped). The output has the input's dtype (float16 or bfloat16);
 products are summed in fp32 and rounded once.
 
-Workloads cover stride with padding, per-axis triples of kernel size, stride, padding and dilation (all three
-axes different, so a candidate mixing up the axes fails), a (2+1)-D style temporal kernel (3, 1, 1) on a
-channels-last-3d input with 33 output channels, an unbatched input with 'same' padding and an even kernel, a
-deep reduction (C_in = 67, 3 x 3 x 3, L = 1809), and three groups of 3 input channels. Values: `input` is normal
-with a few outliers (+-8), `weight` uniform in [-2, 2), `bias` normal, so an output's standard deviation is about
-1.15 * sqrt(L) where L = C_in / groups * kD * kH * kW is the reduction length.
+Workloads cover stride with padding, per-axis triples of kernel size, stride, padding and dilation (all three axes
+different, so a candidate mixing up the axes fails), a (2+1)-D style temporal kernel (3, 1, 1) on a channels-last-3d
+input with 33 output channels, an unbatched input with 'same' padding and an even kernel, 'valid' padding (none)
+with a (2, 3, 2) kernel, a deep reduction (C_in = 67, 3 x 3 x 3, L = 1809), and three groups of 3 input channels.
+Values: `input` is normal with a few outliers (+-8), `weight` uniform in [-2, 2), `bias` normal, so an output's
+standard deviation is about 1.15 * sqrt(L) where L = C_in / groups * kD * kH * kW is the reduction length.
 
 Tolerance: float16 2e-4 * sqrt(L) + 2e-3 * |ref| (two fp16 ulps, as a different summation order or a fused bias
 can flip the final rounding, plus 2e-4 of the outputs' standard deviation for outputs that cancel to nearly
@@ -64,6 +64,9 @@ TASK = {
         {"name": "check_same_unbatched", "role": "check",
          "params": {"N": 0, "C_in": 3, "D": 5, "H": 6, "W": 7, "C_out": 5, "kernel": [4, 3, 2],
                     "padding": "same", "L": 72}},
+        {"name": "check_valid", "role": "check",
+         "params": {"N": 1, "C_in": 2, "D": 4, "H": 5, "W": 6, "C_out": 3, "kernel": [2, 3, 2], "padding": "valid",
+                    "L": 24}},
         {"name": "check_deep", "role": "check",
          "params": {"N": 1, "C_in": 67, "D": 4, "H": 5, "W": 6, "C_out": 17, "kernel": [3, 3, 3], "padding": 1,
                     "L": 1809}},
