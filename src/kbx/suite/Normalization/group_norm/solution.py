@@ -12,6 +12,8 @@ loads are coalesced along whichever axis is contiguous):
   M2 += M2_b + delta^2 n_a n_b / n  (stable when |mean| >> std, unlike E[x^2] - E[x]^2);
 * then rstd = 1 / sqrt(M2 / count + eps), and per channel  scale = rstd * w[c],  shift = b[c] - mean * scale,
   so sweep 2 is one fused multiply-add per element: y = x * scale + shift.
+weight and bias are each optional (F.group_norm takes either alone): a missing weight is a scale of rstd, a missing
+bias a shift of -mean * scale.
 When a whole group fits in one tile (C/G * S <= 16384), sweep 2 reuses the registers: one read, one write.
 
 Memory traffic: two reads and one write for large groups, one read and one write for small ones. With N * G
@@ -31,7 +33,7 @@ TILE = 4096  # elements per tile when streaming a group
 
 @triton.jit
 def _group_norm_kernel(x_ptr, w_ptr, b_ptr, y_ptr, C, S, G, group_c, s_n, s_c, s_s, eps,
-                       HAS_AFFINE: tl.constexpr, ONE_TILE: tl.constexpr,
+                       HAS_WEIGHT: tl.constexpr, HAS_BIAS: tl.constexpr, ONE_TILE: tl.constexpr,
                        BLOCK_C: tl.constexpr, BLOCK_S: tl.constexpr):
     pid = tl.program_id(0)
     n = pid // G
@@ -51,10 +53,11 @@ def _group_norm_kernel(x_ptr, w_ptr, b_ptr, y_ptr, C, S, G, group_c, s_n, s_c, s
         diff = tl.where(mask, x - mean, 0.0)  # padding lanes must not count in the variance
         rstd = 1.0 / tl.sqrt(tl.sum(tl.sum(diff * diff, axis=1), axis=0) / count + eps)
         y = diff * rstd
-        if HAS_AFFINE:
-            cmask = lane_c < group_c
-            y = y * tl.load(w_ptr + c0 + lane_c, mask=cmask, other=0.0).to(tl.float32) \
-                + tl.load(b_ptr + c0 + lane_c, mask=cmask, other=0.0).to(tl.float32)
+        cmask = lane_c < group_c
+        if HAS_WEIGHT:
+            y = y * tl.load(w_ptr + c0 + lane_c, mask=cmask, other=0.0).to(tl.float32)
+        if HAS_BIAS:
+            y = y + tl.load(b_ptr + c0 + lane_c, mask=cmask, other=0.0).to(tl.float32)
         tl.store(y_ptr + offs, y.to(y_ptr.dtype.element_ty), mask=mask)
     else:
         # Sweep 1: merge per-tile (count, mean, M2) into running statistics (Chan et al.).
@@ -83,12 +86,11 @@ def _group_norm_kernel(x_ptr, w_ptr, b_ptr, y_ptr, C, S, G, group_c, s_n, s_c, s
             cc = cs + lane_c
             cmask = cc < group_c
             scale = tl.zeros([BLOCK_C, 1], tl.float32) + rstd
+            if HAS_WEIGHT:
+                scale = rstd * tl.load(w_ptr + c0 + cc, mask=cmask, other=0.0).to(tl.float32)
             shift = -mean * scale
-            if HAS_AFFINE:
-                w = tl.load(w_ptr + c0 + cc, mask=cmask, other=0.0).to(tl.float32)
-                b = tl.load(b_ptr + c0 + cc, mask=cmask, other=0.0).to(tl.float32)
-                scale = rstd * w
-                shift = b - mean * scale
+            if HAS_BIAS:
+                shift += tl.load(b_ptr + c0 + cc, mask=cmask, other=0.0).to(tl.float32)
             for ss in range(0, S, BLOCK_S):
                 sc = ss + lane_s
                 mask = cmask & (sc < S)
@@ -112,9 +114,8 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     if x.numel() == 0:
         return out
     group_c = C // num_groups
-    has_affine = weight is not None
-    w = weight.contiguous() if has_affine else x  # any pointer: unused when HAS_AFFINE is False
-    b = bias.contiguous() if bias is not None else torch.zeros(C, dtype=x.dtype, device=x.device)
+    w = weight.contiguous() if weight is not None else x  # any pointer: unused when HAS_WEIGHT is False
+    b = bias.contiguous() if bias is not None else x
 
     # Tile: all of the group's channels up to 4096 lanes, the spatial axis filling the rest of ~TILE elements.
     BLOCK_C = min(triton.next_power_of_2(group_c), TILE)
@@ -124,5 +125,6 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     num_warps = 4 if tile <= 2048 else 8 if tile <= 4096 else 16
     _group_norm_kernel[(N * num_groups,)](
         x, w, b, out, C, S, num_groups, group_c, s_n, s_c, s_s, eps,
-        HAS_AFFINE=has_affine, ONE_TILE=one_tile, BLOCK_C=BLOCK_C, BLOCK_S=BLOCK_S, num_warps=num_warps)
+        HAS_WEIGHT=weight is not None, HAS_BIAS=bias is not None, ONE_TILE=one_tile,
+        BLOCK_C=BLOCK_C, BLOCK_S=BLOCK_S, num_warps=num_warps)
     return out

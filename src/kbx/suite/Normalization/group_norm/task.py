@@ -12,9 +12,10 @@ channel dim (1) and every spatial dim together, one group at a time.
 Inputs carry a per-(sample, group) mean between 5 and 100 next to a unit-scale spread, so E[x^2] - E[x]^2 cancels
 in fp32; within a group each channel has its own mean and scale (statistics per channel, as instance norm
 takes, or channels assigned to groups round-robin give visibly different results). Workloads cover 4-D, 3-D
-and 2-D (N, C) inputs, one group (= layer norm over C, H, W), one channel per group (= instance norm), group
-sizes both inside one tile and far larger than one, a large eps with constant groups (every element equal,
-so the output is exactly bias), and channels-last (NHWC memory), transposed and strided inputs.
+and 2-D (N, C) inputs, weight and bias present, bias alone (F.group_norm accepts a bias without a weight) and
+neither, one group (= layer norm over C, H, W), one channel per group (= instance norm), group sizes both inside
+one tile and far larger than one, a large eps with constant groups (every element equal, so the output is
+exactly bias), and channels-last (NHWC memory), transposed and strided inputs.
 The fp32 tolerance is 2e-4: with |mean| / std up to 100 an fp32 mean is off by a few ulp(mean), which moves the
 outputs by ~1e-5 in any implementation (PyTorch's own CPU result is ~1e-5 from the fp64 result); the solution
 stays within ~3e-5 of the reference, and the one-pass variance misses by more than 1e-3.
@@ -40,6 +41,8 @@ TASK = {
          "params": {"shape": [2, 8, 6, 5], "num_groups": 4, "affine": True, "offset": 100.0}},
         {"name": "smoke_3d_plain", "role": "smoke",
          "params": {"shape": [3, 6, 50], "num_groups": 2, "affine": False, "offset": 10.0}},
+        {"name": "check_bias_only", "role": "check",
+         "params": {"shape": [3, 10, 7, 9], "num_groups": 5, "affine": "bias", "offset": 20.0}},
         {"name": "check_odd_spatial", "role": "check",
          "params": {"shape": [2, 12, 33, 31], "num_groups": 4, "affine": True, "offset": 100.0}},
         {"name": "check_one_group", "role": "check",
@@ -97,9 +100,10 @@ def make_inputs(workload, dtype, generator):
     x = x.to(inputs.torch_dtype(dtype))
     layout = p.get("layout", "contiguous")
     x = x.contiguous(memory_format=torch.channels_last) if layout == "channels_last" else inputs.layout(x, layout)
-    weight = bias = None
-    if p["affine"]:
+    weight = bias = None  # affine: True (weight and bias), "bias" (bias alone) or False (neither)
+    if p["affine"] is True:
         weight = inputs.randn([c], dtype, generator, scale=0.5, offset=1.0)
+    if p["affine"]:
         bias = inputs.randn([c], dtype, generator, scale=0.5)
     return {"input": x, "num_groups": groups, "weight": weight, "bias": bias, "eps": p.get("eps", 1e-05)}
 

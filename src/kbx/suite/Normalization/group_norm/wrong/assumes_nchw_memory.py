@@ -14,7 +14,8 @@ EXPECT = "MISMATCH"
 
 
 @triton.jit
-def _group_norm_kernel(x_ptr, w_ptr, b_ptr, y_ptr, C, S, G, eps, HAS_AFFINE: tl.constexpr, BLOCK: tl.constexpr):
+def _group_norm_kernel(x_ptr, w_ptr, b_ptr, y_ptr, C, S, G, eps, HAS_W: tl.constexpr, HAS_B: tl.constexpr,
+                       BLOCK: tl.constexpr):
     pid = tl.program_id(0)
     group_c = C // G
     count = group_c * S
@@ -34,10 +35,11 @@ def _group_norm_kernel(x_ptr, w_ptr, b_ptr, y_ptr, C, S, G, eps, HAS_AFFINE: tl.
         i = start + tl.arange(0, BLOCK)
         mask = i < count
         y = (tl.load(x_ptr + base + i, mask=mask, other=0.0).to(tl.float32) - mean) * rstd
-        if HAS_AFFINE:
-            c = (pid % G) * group_c + i // S
-            y = y * tl.load(w_ptr + c, mask=mask, other=0.0).to(tl.float32) \
-                + tl.load(b_ptr + c, mask=mask, other=0.0).to(tl.float32)
+        c = (pid % G) * group_c + i // S
+        if HAS_W:
+            y = y * tl.load(w_ptr + c, mask=mask, other=0.0).to(tl.float32)
+        if HAS_B:
+            y = y + tl.load(b_ptr + c, mask=mask, other=0.0).to(tl.float32)
         tl.store(y_ptr + base + i, y.to(y_ptr.dtype.element_ty), mask=mask)
 
 
@@ -48,5 +50,5 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     w = weight if weight is not None else input
     b = bias if bias is not None else input
     _group_norm_kernel[(N * num_groups,)](input, w, b, out, C, S, num_groups, eps,
-                                          HAS_AFFINE=weight is not None, BLOCK=1024)
+                                          HAS_W=weight is not None, HAS_B=bias is not None, BLOCK=1024)
     return out

@@ -15,7 +15,8 @@ EXPECT = "MISMATCH"
 
 
 @triton.jit
-def _group_norm_kernel(x_ptr, w_ptr, b_ptr, y_ptr, C, S, G, eps, HAS_AFFINE: tl.constexpr, BLOCK: tl.constexpr):
+def _group_norm_kernel(x_ptr, w_ptr, b_ptr, y_ptr, C, S, G, eps, HAS_W: tl.constexpr, HAS_B: tl.constexpr,
+                       BLOCK: tl.constexpr):
     n = tl.program_id(0) // G
     g = tl.program_id(0) % G
     group_c = C // G
@@ -41,9 +42,10 @@ def _group_norm_kernel(x_ptr, w_ptr, b_ptr, y_ptr, C, S, G, eps, HAS_AFFINE: tl.
         c = (i // S) * G + g
         offs = (n * C + c).to(tl.int64) * S + i % S
         y = (tl.load(x_ptr + offs, mask=mask, other=0.0).to(tl.float32) - mean) * rstd
-        if HAS_AFFINE:
-            y = y * tl.load(w_ptr + c, mask=mask, other=0.0).to(tl.float32) \
-                + tl.load(b_ptr + c, mask=mask, other=0.0).to(tl.float32)
+        if HAS_W:
+            y = y * tl.load(w_ptr + c, mask=mask, other=0.0).to(tl.float32)
+        if HAS_B:
+            y = y + tl.load(b_ptr + c, mask=mask, other=0.0).to(tl.float32)
         tl.store(y_ptr + offs, y.to(y_ptr.dtype.element_ty), mask=mask)
 
 
@@ -54,6 +56,6 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     S = math.prod(x.shape[2:])
     w = weight if weight is not None else x
     b = bias if bias is not None else x
-    _group_norm_kernel[(N * num_groups,)](x, w, b, out, C, S, num_groups, eps, HAS_AFFINE=weight is not None,
-                                          BLOCK=1024)
+    _group_norm_kernel[(N * num_groups,)](x, w, b, out, C, S, num_groups, eps, HAS_W=weight is not None,
+                                          HAS_B=bias is not None, BLOCK=1024)
     return out
