@@ -13,8 +13,8 @@ in fp32 (the mixed-precision case, as under autocast), so a kernel must read the
 The normalized dim is the channel dim (1), not the last one: channels have means between -5 and 5 and running
 variances between 1e-5 and 4 (some far below eps, so where eps enters, inside or outside the square root,
 shows), and a kernel that indexes the parameters by the last dim fails. Workloads cover 4-D, 3-D and 2-D inputs,
-odd channel and spatial sizes, a large eps, weight/bias present or absent, and channels-last (NHWC memory),
-transposed and strided inputs.
+odd channel and spatial sizes, a large eps, weight and bias present, bias alone (F.batch_norm accepts a bias
+without a weight) and neither, and channels-last (NHWC memory), transposed and strided inputs.
 """
 
 import torch
@@ -41,6 +41,8 @@ TASK = {
         {"name": "smoke", "role": "smoke", "params": {"shape": [2, 3, 6, 5], "affine": True, "params": "input"}},
         {"name": "smoke_2d_fp32_params", "role": "smoke",
          "params": {"shape": [8, 20], "affine": True, "params": "float32"}},
+        {"name": "check_bias_only", "role": "check",
+         "params": {"shape": [3, 6, 7, 5], "affine": "bias", "params": "float32"}},
         {"name": "check_odd_spatial", "role": "check",
          "params": {"shape": [2, 5, 33, 31], "affine": True, "params": "float32"}},
         {"name": "check_3d_plain", "role": "check",
@@ -91,9 +93,10 @@ def make_inputs(workload, dtype, generator):
     x = inputs.with_outliers(x, generator, fraction=1e-3, magnitude=20.0).to(inputs.torch_dtype(dtype))
     layout = p.get("layout", "contiguous")
     x = x.contiguous(memory_format=torch.channels_last) if layout == "channels_last" else inputs.layout(x, layout)
-    weight = bias = None
-    if p["affine"]:
+    weight = bias = None  # affine: True (weight and bias), "bias" (bias alone) or False (neither)
+    if p["affine"] is True:
         weight = inputs.randn([c], pdt, generator, scale=0.5, offset=1.0)
+    if p["affine"]:
         bias = inputs.randn([c], pdt, generator, scale=0.5)
     return {"input": x, "running_mean": mean, "running_var": var, "weight": weight, "bias": bias,
             "training": False, "momentum": 0.1, "eps": p.get("eps", 1e-05)}

@@ -14,9 +14,10 @@ each plane, not over the channel dim or the batch.
 
 Inputs carry a per-plane mean between 5 and 100 next to a unit-scale spread (so E[x^2] - E[x]^2 cancels in
 fp32) and per-plane scales that vary fourfold, so statistics pooled over channels (layer norm) or over the
-batch (batch norm) are visibly wrong. Workloads cover 4-D and 3-D inputs, small planes (3x3: the unbiased
-variance is 12% off), planes larger than one tile, constant planes with a large eps (output exactly bias), and
-channels-last (NHWC memory), transposed and strided inputs.
+batch (batch norm) are visibly wrong. Workloads cover 4-D and 3-D inputs, weight and bias present, bias alone
+(F.instance_norm accepts a bias without a weight) and neither, small planes (3x3: the unbiased variance is 12%
+off), planes larger than one tile, constant planes with a large eps (output exactly bias), and channels-last
+(NHWC memory), transposed and strided inputs.
 The fp32 tolerance is 2e-4 for the reason layer_norm and group_norm give: with |mean| / std up to 100 an fp32
 mean is off by a few ulp(mean), moving outputs by ~1e-5 in any implementation (PyTorch's own CPU result is
 ~1e-5 from the fp64 one); the solution stays well within it and the wrong candidates miss by far more.
@@ -48,6 +49,8 @@ TASK = {
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [2, 3, 6, 5], "affine": True, "offset": 100.0}},
         {"name": "smoke_3d_plain", "role": "smoke", "params": {"shape": [3, 4, 50], "affine": False, "offset": 10.0}},
+        {"name": "check_bias_only", "role": "check",
+         "params": {"shape": [2, 5, 7, 9], "affine": "bias", "offset": 50.0}},
         {"name": "check_odd_spatial", "role": "check",
          "params": {"shape": [2, 5, 33, 31], "affine": True, "offset": 100.0}},
         {"name": "check_small_planes", "role": "check",
@@ -100,9 +103,10 @@ def make_inputs(workload, dtype, generator):
     x = x.to(inputs.torch_dtype(dtype))
     layout = p.get("layout", "contiguous")
     x = x.contiguous(memory_format=torch.channels_last) if layout == "channels_last" else inputs.layout(x, layout)
-    weight = bias = None
-    if p["affine"]:
+    weight = bias = None  # affine: True (weight and bias), "bias" (bias alone) or False (neither)
+    if p["affine"] is True:
         weight = inputs.randn([c], dtype, generator, scale=0.5, offset=1.0)
+    if p["affine"]:
         bias = inputs.randn([c], dtype, generator, scale=0.5)
     return {"input": x, "running_mean": None, "running_var": None, "weight": weight, "bias": bias,
             "use_input_stats": True, "momentum": 0.1, "eps": p.get("eps", 1e-05)}

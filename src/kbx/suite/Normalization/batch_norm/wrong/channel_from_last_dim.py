@@ -12,17 +12,19 @@ EXPECT = "MISMATCH"
 
 
 @triton.jit
-def _bn_kernel(x_ptr, y_ptr, mean_ptr, var_ptr, w_ptr, b_ptr, n, C, eps, HAS_AFFINE: tl.constexpr,
-               BLOCK: tl.constexpr):
+def _bn_kernel(x_ptr, y_ptr, mean_ptr, var_ptr, w_ptr, b_ptr, n, C, eps, HAS_W: tl.constexpr,
+               HAS_B: tl.constexpr, BLOCK: tl.constexpr):
     offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
     c = offs % C
     scale = 1.0 / tl.sqrt(tl.load(var_ptr + c, mask=mask, other=1.0).to(tl.float32) + eps)
     shift = -tl.load(mean_ptr + c, mask=mask, other=0.0).to(tl.float32) * scale
-    if HAS_AFFINE:
+    if HAS_W:
         w = tl.load(w_ptr + c, mask=mask, other=0.0).to(tl.float32)
         scale *= w
-        shift = shift * w + tl.load(b_ptr + c, mask=mask, other=0.0).to(tl.float32)
+        shift *= w
+    if HAS_B:
+        shift += tl.load(b_ptr + c, mask=mask, other=0.0).to(tl.float32)
     x = tl.load(x_ptr + offs, mask=mask, other=0.0).to(tl.float32)
     tl.store(y_ptr + offs, (x * scale + shift).to(y_ptr.dtype.element_ty), mask=mask)
 
@@ -34,5 +36,6 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     w = weight if weight is not None else running_mean
     b = bias if bias is not None else running_mean
     _bn_kernel[(triton.cdiv(x.numel(), 1024),)](x, out, running_mean, running_var, w, b, x.numel(), x.shape[1],
-                                                eps, HAS_AFFINE=weight is not None, BLOCK=1024)
+                                                eps, HAS_W=weight is not None, HAS_B=bias is not None,
+                                                BLOCK=1024)
     return out

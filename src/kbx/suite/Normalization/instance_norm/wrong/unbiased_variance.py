@@ -14,7 +14,8 @@ EXPECT = "MISMATCH"
 
 
 @triton.jit
-def _kernel(x_ptr, w_ptr, b_ptr, y_ptr, C, S, eps, HAS_AFFINE: tl.constexpr, BLOCK: tl.constexpr):
+def _kernel(x_ptr, w_ptr, b_ptr, y_ptr, C, S, eps, HAS_W: tl.constexpr, HAS_B: tl.constexpr,
+            BLOCK: tl.constexpr):
     plane = tl.program_id(0)
     base = plane.to(tl.int64) * S
     acc = tl.zeros([BLOCK], tl.float32)
@@ -32,9 +33,11 @@ def _kernel(x_ptr, w_ptr, b_ptr, y_ptr, C, S, eps, HAS_AFFINE: tl.constexpr, BLO
         i = start + tl.arange(0, BLOCK)
         mask = i < S
         y = (tl.load(x_ptr + base + i, mask=mask, other=0.0).to(tl.float32) - mean) * rstd
-        if HAS_AFFINE:
-            c = plane % C
-            y = y * tl.load(w_ptr + c).to(tl.float32) + tl.load(b_ptr + c).to(tl.float32)
+        c = plane % C
+        if HAS_W:
+            y = y * tl.load(w_ptr + c).to(tl.float32)
+        if HAS_B:
+            y = y + tl.load(b_ptr + c).to(tl.float32)
         tl.store(y_ptr + base + i, y.to(y_ptr.dtype.element_ty), mask=mask)
 
 
@@ -46,5 +49,5 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     S = math.prod(x.shape[2:])
     w = weight if weight is not None else x
     b = bias if bias is not None else x
-    _kernel[(N * C,)](x, w, b, out, C, S, eps, HAS_AFFINE=weight is not None, BLOCK=1024)
+    _kernel[(N * C,)](x, w, b, out, C, S, eps, HAS_W=weight is not None, HAS_B=bias is not None, BLOCK=1024)
     return out
