@@ -11,9 +11,10 @@ satisfies (contract `statistical`, `check_outputs` below), never compared elemen
 
 - training=False, or p = 0: the output equals the input exactly. (F.dropout then returns the input itself; a
   kbx candidate returns a new tensor written by its own kernel, as for every call.)
-- Otherwise every element is 0 or x_i / (1 - p) to within 2 eps of the dtype (relative; fp32 2^-22, fp16 2^-9,
-  bf16 2^-6) plus a subnormal step: computing x * (1 / (1 - p)) in fp32 and rounding once uses at most half of
-  that. Zero inputs must give zero and tell nothing about the mask, so they are left out of the statistics.
+- p = 1 (training): every element is dropped, and the output is all zeros (F.dropout's), never 0 / 0 = NaN.
+- Otherwise (0 < p < 1) every element is 0 or x_i / (1 - p) to within 2 eps of the dtype (relative; fp32 2^-22,
+  fp16 2^-9, bf16 2^-6) plus a subnormal step: computing x * (1 / (1 - p)) in fp32 and rounding once uses at most
+  half of that. Zero inputs must give zero and tell nothing about the mask, so they are left out of the statistics.
 - The kept count K of the n nonzero inputs lies within a Bernstein bound of n (1 - p) at false-failure
   probability 1e-10 (about 7 sigma when n p (1 - p) is large).
 - The mask is serially independent: for every lag L up to m/2 over the first m = min(n, 2^21) elements,
@@ -26,9 +27,10 @@ So a correct dropout fails a case with probability below 3e-9 (1e-10 + 1e-9 per 
 interpreter (4 seeds, every smoke and check case, 3 dtypes): the solution uses at most 0.37 of the count bound and
 0.41 of the serial bound; a missing 1 / (1 - p) is off by a factor 1 - p (against 2.4e-7 in fp32), keeping with
 probability p puts the count 33 times the bound away at p = 0.9, block-local offsets exceed the serial bound 4.9
-times on the smoke case (more on larger ones), and dropping at inference changes every element.
+times on the smoke case (more on larger ones), dropping at inference changes every element, and dividing the
+masked input by 1 - p in the kernel gives NaN for every element at p = 1.
 
-Inputs are normal values with an offset and outliers (never exactly 0); p covers 0, 0.1, 0.5 and 0.9 and
+Inputs are normal values with an offset and outliers (never exactly 0); p covers 0, 0.1, 0.5, 0.9 and 1 and
 training=False; layouts are contiguous, transposed and strided. The seed is drawn with the inputs.
 
 `bench_over_2_31` (65537 x 32768: 2^31 + 32768 elements) is where offsets, or a random stream indexed by a
@@ -61,6 +63,7 @@ TASK = {
          "params": {"shape": [3, 33, 65], "p": 0.1, "layout": "strided"}},
         {"name": "check_p0", "role": "check", "params": {"shape": [65, 129], "p": 0.0}},
         {"name": "check_eval", "role": "check", "params": {"shape": [33, 257], "p": 0.5, "training": False}},
+        {"name": "check_p1", "role": "check", "params": {"shape": [33, 65], "p": 1.0}},
         {"name": "bench", "role": "bench", "params": {"shape": [32768, 16384], "p": 0.5}},
         {"name": "bench_over_2_31", "role": "bench", "min_gpu_gib": 139, "timed": False,
          "params": {"shape": [65537, 32768], "p": 0.5}},
@@ -106,6 +109,11 @@ def check_outputs(outputs, inputs, expected, workload, dtype):
         if differ:
             return f"{differ} of {x.numel()} elements differ from the input (training={training}, p={p})"
         return None
+    if p == 1.0:
+        nonzero = int((out != 0).sum())  # a NaN is != 0 and counts
+        if nonzero:
+            return f"{nonzero} of {x.numel()} elements are not 0 (p = 1 drops every element)"
+        return None
     keep_p = 1.0 - p
     finfo = torch.finfo(x.dtype)
     rtol, atol = 2 * finfo.eps, 2 * finfo.tiny * finfo.eps
@@ -118,7 +126,7 @@ def check_outputs(outputs, inputs, expected, workload, dtype):
         is_kept = o != 0
         nonzero = xs != 0
         zeros_wrong += int((is_kept & ~nonzero).sum())
-        bad += int((is_kept & ((o - scaled).abs() > atol + rtol * scaled.abs())).sum())
+        bad += int((is_kept & ~((o - scaled).abs() <= atol + rtol * scaled.abs())).sum())  # NaN is bad
         kept += int((is_kept & nonzero).sum())
         n += int(nonzero.sum())
     if zeros_wrong:
