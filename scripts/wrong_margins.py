@@ -4,9 +4,10 @@ A change that loosens the float64 truth rule (a larger P, a wider envelope) coul
 seed. For every `wrong/*.py` expected to be a MISMATCH and judged on the CPU, and every seed asked for, this runs it
 in-process (trusted code: the suite's own candidates) on the smoke and check workloads and the check workloads'
 perturbed copies, and prints the worst element's bound ratio over its cases, stopping at the first case past
-`--stop` (or failing normwise by more than 4x, or not finite). A seed whose worst is below 1 is one where the
-candidate passed every floating-point output: read it (an integer output or a NaN the ratio leaves out may still
-fail it).
+`--stop` (or failing normwise by more than 4x, or not finite). A case that fails with every judged element within
+its bound failed where the reference is NaN or infinite and the output is not (the ratio leaves those elements
+out): it counts as not finite, inf. A seed whose worst is below 1 is one where the candidate passed every
+floating-point output: read it (an integer output the ratio leaves out may still fail it).
 
     TRITON_INTERPRET=1 PYTHONPATH=src python3 scripts/wrong_margins.py [--tasks lora_linear ...] [--seeds 11 12 13]
 """
@@ -44,6 +45,8 @@ def worst_over_cases(task: Task, code: Any, fn: Any, seed: int, stop: float) -> 
                 ratio = 0.0
                 if row["status"] == "MISMATCH":
                     ratio = max(row["bound"], stop if row["ratio"] > RULE.norm_factor else 0.0)
+                    if ratio <= 1.0:  # failed where the ratio looks away: a NaN or infinity of the reference missed
+                        ratio = math.inf
                 elif row["status"] != "PASSED":
                     ratio = math.inf
                 if ratio > worst:
