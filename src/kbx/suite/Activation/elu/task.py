@@ -7,7 +7,9 @@ Mirrors `torch.nn.functional.elu(input, alpha=1.0)` (out of place). The output h
 bf16 inputs are computed in fp32 and rounded once, as PyTorch does. The negative branch saturates to -alpha for
 x << 0 and behaves like alpha * x near 0, where exp(x) - 1 cancels (PyTorch evaluates it with expm1).
 
-Workloads call it with the default alpha (the argument left out) and with alpha = 0.5 and 2.0. Inputs mix a
+Workloads call it with the default alpha (the argument left out) and with alpha = 0.5, 2.0 and -0.5 (F.elu
+accepts a negative alpha: the negative branch is then positive, so max(0, x) + min(0, alpha * (exp(x) - 1))
+is a different function). Inputs mix a
 normal body around 0, a share of tiny values (|x| < 1e-3), a uniform spread over [-30, 10] and outliers at +-200
 (exp underflows to 0 below about -103), in contiguous, transposed and strided (non-contiguous) layouts.
 
@@ -37,6 +39,7 @@ TASK = {
         {"name": "smoke", "role": "smoke", "params": {"shape": [1000]}},
         {"name": "smoke_alpha", "role": "smoke", "params": {"shape": [1000], "alpha": 0.5}},
         {"name": "check_tail", "role": "check", "params": {"shape": [4097]}},
+        {"name": "check_neg_alpha", "role": "check", "params": {"shape": [1025], "alpha": -0.5}},
         {"name": "check_2d_t", "role": "check",
          "params": {"shape": [129, 127], "alpha": 2.0, "layout": "transposed"}},
         {"name": "check_3d_strided", "role": "check",
