@@ -12,9 +12,12 @@ satisfies (contract `statistical`, `check_outputs` below), never compared elemen
 - training=False, or p = 0: the output equals the input exactly. (F.dropout then returns the input itself; a
   kbx candidate returns a new tensor written by its own kernel, as for every call.)
 - p = 1 (training): every element is dropped, and the output is all zeros (F.dropout's), never 0 / 0 = NaN.
-- Otherwise (0 < p < 1) every element is 0 or x_i / (1 - p) to within 2 eps of the dtype (relative; fp32 2^-22,
-  fp16 2^-9, bf16 2^-6) plus a subnormal step: computing x * (1 / (1 - p)) in fp32 and rounding once uses at most
-  half of that. Zero inputs must give zero and tell nothing about the mask, so they are left out of the statistics.
+- Otherwise (0 < p < 1) every element is 0 or x_i / (1 - p) to within 4 eps of the dtype (relative; fp32 2^-21,
+  fp16 2^-8, bf16 2^-5) plus a subnormal step: computing x * (1 / (1 - p)) in fp32 and rounding once uses at most
+  a quarter of that, and x / (1 - p) written with Triton's `/` (div.full.f32, within 2 ulps) up to about 3 ulps
+  against PyTorch's x * (1 / (1 - p)): 2 eps rejected 788 elements of such a kernel on an H200 (2026-11-28). A wrong
+  scale (x / p, x (1 - p), none) is off by far more. Zero inputs must give zero and tell nothing about the mask,
+  so they are left out of the statistics.
 - The kept count K of the n nonzero inputs lies within a Bernstein bound of n (1 - p) at false-failure
   probability 1e-10 (about 7 sigma when n p (1 - p) is large).
 - The mask is serially independent: for every lag L up to m/2 over the first m = min(n, 2^21) elements,
@@ -116,7 +119,7 @@ def check_outputs(outputs, inputs, expected, workload, dtype):
         return None
     keep_p = 1.0 - p
     finfo = torch.finfo(x.dtype)
-    rtol, atol = 2 * finfo.eps, 2 * finfo.tiny * finfo.eps
+    rtol, atol = 4 * finfo.eps, 2 * finfo.tiny * finfo.eps
     flat_out, flat_x = out.reshape(-1), x.reshape(-1)
     kept = bad = zeros_wrong = n = 0
     for start in range(0, flat_x.numel(), _CHUNK):
