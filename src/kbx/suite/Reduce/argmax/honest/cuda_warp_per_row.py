@@ -15,7 +15,6 @@ Expected to pass (`kbx.tasks.suite_check`): a false rejection of it is a defect 
 
 import math
 
-import torch
 from torch.utils.cpp_extension import load_inline
 
 DEVICE = "cuda"
