@@ -112,3 +112,26 @@ def test_a_bound_function_must_not_name_a_forbidden_call():
     code = candidate().replace('functions=["relu_forward"]', 'functions=["relu_forward", "system"]')
     verdict = judge(code)
     assert verdict.check == "anticheat.native_source" and "functions[1], line 1: uses `system(`" in verdict.message
+
+
+_OWN_STRUCT = "struct Act { float v; __device__ float relu() const { return fmaxf(v, 0.f); } };\n"
+
+
+def test_a_method_of_the_candidates_own_struct_in_device_code_is_no_torch_call():
+    kernel = _OWN_STRUCT + "__global__ void k2(float* y) { Act a{y[0]}; y[0] = a.relu(); }\n"
+    assert judge(candidate(kernel=KERNEL + "\n" + kernel)).status is None
+
+
+@pytest.mark.parametrize("kernel", [
+    "__host__ __device__ float h(Act a) { return a.relu(); }",  # also compiled for the host
+    "torch::Tensor g(torch::Tensor x) { return x.relu(); }",
+    "__global__ void k2(float* y) {\n#define R(t) t.relu()\n}\ntorch::Tensor g(torch::Tensor x) { return R(x); }",
+])
+def test_a_forbidden_method_outside_device_only_code_is_still_refused(kernel):
+    verdict = judge(candidate(kernel=KERNEL + "\n" + _OWN_STRUCT + kernel + "\n"))
+    assert verdict.check == "anticheat.torch_fallback", verdict
+
+
+def test_the_function_qualifiers_may_not_be_redefined():
+    verdict = judge(candidate(kernel="#define __device__\n" + KERNEL))
+    assert verdict.check == "anticheat.native_source" and "qualifiers" in verdict.message, verdict

@@ -85,6 +85,8 @@ _PREPROCESSOR_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"__has_include\w*"), "probing for headers chooses code no rule sees"),
     (re.compile(r"^[ \t]*#[ \t]*(include_next|embed|import)\b", re.MULTILINE), "only #include names a header"),
     (re.compile(r"^[ \t]*#[ \t]*pragma[ \t]+(omp|GCC[ \t]+(plugin|poison))\b", re.MULTILINE), _OUTSIDE_CALL),
+    (re.compile(r"^[ \t]*#[ \t]*(define|undef)[ \t]+__(global|device|host)__\b", re.MULTILINE),
+     "redefining CUDA's function qualifiers changes which code runs where"),
 )
 _INCLUDE = re.compile(r"^[ \t]*#[ \t]*include\b[ \t]*(.*)$", re.MULTILINE)
 _INCLUDE_TARGET = re.compile(r"<([^<>\n]+)>|\"([^\"\n]+)\"")
@@ -92,6 +94,9 @@ _QUALIFIED = re.compile(r"\b(?:at|torch)\s*::\s*(?:\w+\s*::\s*)*(\w+)")
 _METHOD_CALL = re.compile(r"(?:\.|->)\s*(\w+)\s*(?:<[^;(){}<>]*>\s*)?\(")
 _USING = re.compile(r"\busing\s+(?:::\s*)?(?:at|torch)\s*::\s*(?:\w+\s*::\s*)*(\w+)\s*;")
 _KERNEL = re.compile(r"\b__global__\b")
+_DEVICE_ONLY = re.compile(r"\b__(global|device)__\b")
+_HOST = re.compile(r"\b__host__\b")
+_DIRECTIVE = re.compile(r"^[ \t]*#", re.MULTILINE)
 CORE_WORK = "the task's core operation must be computed by the candidate's own kernels"
 NATIVE = "native_source"
 
@@ -124,12 +129,54 @@ def _torch_fallbacks(code: str, forbidden: frozenset[str]) -> Iterator[tuple[int
     `&at::relu` (bound as it is), `x.relu()`, `x->clamp_min(0)`, `using at::relu;`."""
     if not forbidden:
         return
+    device = _device_bodies(code)
     for pattern, what in ((_QUALIFIED, "names"), (_METHOD_CALL, "calls the method"), (_USING, "imports")):
         for match in pattern.finditer(code):
             name = match.group(1)
+            if pattern is _METHOD_CALL and _in_device_code(code, match.start(), device):
+                continue
             if _op(name) in forbidden:
                 shown = _squeezed(match.group(0)).rstrip("(;")
                 yield _line(code, match.start()), "torch_fallback", f"{what} `{shown}`: {CORE_WORK}"
+
+
+def _device_bodies(code: str) -> list[tuple[int, int]]:
+    """(start, end) of the bodies of functions marked `__global__` or `__device__` and not `__host__`: code that
+    runs only on the GPU, where no torch method can be called (nvcc refuses a host function called from device
+    code), so a method there named like a forbidden operation is the candidate's own (a Welford struct's `var()`)."""
+    bodies: list[tuple[int, int]] = []
+    for match in _DEVICE_ONLY.finditer(code):
+        if bodies and match.start() < bodies[-1][1]:
+            continue  # inside a body already found
+        brace, semicolon = code.find("{", match.end()), code.find(";", match.end())
+        if brace < 0 or 0 <= semicolon < brace:
+            continue  # a declaration, no body
+        head = code[max(code.rfind(c, 0, match.start()) for c in ";{}") + 1 : brace]
+        if _HOST.search(head):
+            continue
+        end = _closing(code, brace)
+        if end is not None:
+            bodies.append((brace, end))
+    return bodies
+
+
+def _closing(code: str, brace: int) -> int | None:
+    """The index just past the brace that closes the one at `brace`, or None when it never closes."""
+    depth = 0
+    for index in range(brace, len(code)):
+        depth += {"{": 1, "}": -1}.get(code[index], 0)
+        if depth == 0:
+            return index + 1
+    return None
+
+
+def _in_device_code(code: str, position: int, bodies: list[tuple[int, int]]) -> bool:
+    """Whether `position` lies in a device-only body and not on a preprocessor directive (a macro defined there
+    may be used in host code)."""
+    if not any(start <= position < end for start, end in bodies):
+        return False
+    line_start = code.rfind("\n", 0, position) + 1
+    return not _DIRECTIVE.match(code, line_start)
 
 
 def _op(name: str) -> str:
