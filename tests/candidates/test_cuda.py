@@ -69,6 +69,20 @@ def test_the_build_is_read_from_the_call_and_module_constants():
     assert build.cuda_sources == (KERNEL,) and build.extra_cuda_cflags == ("-O3", "--use_fast_math")
 
 
+def test_sources_joined_from_module_constants_are_read_as_they_evaluate():
+    code = candidate(head='HEADER = "#include <torch/extension.h>\\n"\nBLOCK = 256').replace(
+        'SRC = r"""', 'BODY = r"""').replace(
+        "ext = load_inline", 'SRC = f"#define BLOCK {BLOCK}\\n" + HEADER + BODY\next = load_inline')
+    verdict = judge(code)
+    assert verdict.status is None, verdict.message
+    (build,) = verdict.extensions
+    assert build.cuda_sources == ("#define BLOCK 256\n#include <torch/extension.h>\n" + KERNEL,)
+    refused = [code.replace("{BLOCK}", "{BLOCK:04d}"), code.replace("{BLOCK}", "{BLOCK!r}"),
+               code.replace("BLOCK = 256", "BLOCK = len('x')"), code.replace("+ HEADER", "+ 3")]
+    for variant in refused:
+        assert judge(variant).check == "anticheat.native_form"
+
+
 def test_a_triton_candidate_stays_triton(suite):
     task = suite["relu"]
     verdict = check_static((task.path / "solution.py").read_text(), "relu", task.signature, None, task.forbidden)

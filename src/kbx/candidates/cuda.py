@@ -219,8 +219,28 @@ class _Constants:
             return [self.value(e, depth + 1) for e in node.elts]
         if isinstance(node, ast.Name):
             return self._named(node, depth)
-        raise _Refused(node.lineno, f"load_inline's argument `{ast.unparse(node)[:60]}` must be a literal or a "
-                                    "module-level name bound once, before the call, to one")
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):  # HEADER + KERNEL, BASE_FLAGS + [...]
+            left, right = self.value(node.left, depth + 1), self.value(node.right, depth + 1)
+            if type(left) is type(right) and isinstance(left, (str, list)):
+                return left + right
+        if isinstance(node, ast.JoinedStr):  # f"...{BLOCK}..." of such names, without conversions or formats
+            return "".join(self._piece(v, depth) for v in node.values)
+        raise self._not_literal(node)
+
+    def _piece(self, node: ast.expr, depth: int) -> str:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return node.value
+        if isinstance(node, ast.FormattedValue) and node.conversion == -1 and node.format_spec is None:
+            value = self.value(node.value, depth + 1)
+            if isinstance(value, (str, int)) and not isinstance(value, bool):
+                return str(value)
+        raise self._not_literal(node)
+
+    @staticmethod
+    def _not_literal(node: ast.expr) -> _Refused:
+        return _Refused(node.lineno, f"load_inline's argument `{ast.unparse(node)[:60]}` must be a literal or a "
+                                     "module-level name bound once, before the call, to one (or `+` and f-strings "
+                                     "of such)")
 
     def _named(self, node: ast.Name, depth: int) -> Any:
         name = node.id
