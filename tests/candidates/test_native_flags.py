@@ -13,6 +13,8 @@ from tests.candidates.test_cuda import candidate, judge
     ["-O3", "--use_fast_math"], ["-Xptxas", "-v"], ["-Xptxas=-O3,-v"], ["-gencode", "arch=compute_90a,code=sm_90a"],
     ["-arch=sm_90"], [""], ["-Xcompiler", "-O3"], ["-DBLOCK=256", "-U__CUDA_NO_HALF_OPERATORS__"],
     ["-O3 --use_fast_math"], ["--maxrregcount=64", "-lineinfo"],
+    ["-Xcudafe", "--diag_suppress=177"], ["--threads", "4"], ["-t", "2"], ["-arch=all-major"],
+    ["--extra-device-vectorization"], ["-Xcompiler", "-fno-gnu-unique"],
 ])
 def test_code_generation_flags_are_allowed(flags):
     verdict = judge(candidate(call=f", extra_cuda_cflags={flags!r}, extra_cflags=['-O3'], extra_ldflags=['']"))
@@ -31,6 +33,7 @@ def test_code_generation_flags_are_allowed(flags):
     ("extra_cuda_cflags", ["-DX=$(id)"], "is not on the allow-list"),
     ("extra_cuda_cflags", ["-ccbin=/bin/sh"], "changes which programs run"),
     ("extra_cuda_cflags", ["-rdc=true"], "relocatable device code"),
+    ("extra_cuda_cflags", ["-arch=native"], "is not on the allow-list"),  # the build job has no GPU to ask
     ("extra_cuda_cflags", ["-Xcompiler", "-fopenmp"], "is not on the allow-list"),
     ("extra_cflags", ["-fopenmp"], "threads act outside the call"),
     ("extra_ldflags", ["-lcublas"], "no linker flags"),

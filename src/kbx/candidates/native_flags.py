@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator
 
 _HOST = (
     r"-O[0-3s]?|-Ofast|-ffast-math|-funroll-loops|-fno-strict-aliasing|-fPIC|-fvisibility=hidden|-march=native"
+    r"|-fno-math-errno|-fno-trapping-math|-fno-gnu-unique|-ffp-contract=(fast|on|off)"
     r"|-mtune=native|-mavx2|-mfma|-std=(c|gnu)\+\+(14|17|20|2a)|-D[A-Za-z_]\w*(=[\w.+-]*)?|-U[A-Za-z_]\w*|-w"
     r"|-W(?![lap](,|$))[a-z][a-z0-9-]*(=[\w-]+)?|-g[0-3]?|-pedantic"
 )
@@ -28,11 +29,12 @@ _CUDA = (
     r"-O[0-3]|-std=c\+\+(17|20)|-D[A-Za-z_]\w*(=[\w.+-]*)?|-U[A-Za-z_]\w*|-w|-lineinfo|--generate-line-info"
     r"|--?use_fast_math|--?expt-relaxed-constexpr|--?expt-extended-lambda|--?extended-lambda|--?restrict"
     r"|--resource-usage|-res-usage|--?(ftz|prec-div|prec-sqrt|fmad)=(true|false)|--?maxrregcount=\d+"
-    rf"|-arch={_ARCH}|--gpu-architecture={_ARCH}|(-gencode|--generate-code)=arch=compute_\d{{2,3}}[af]?,code={_ARCH}"
+    rf"|(-arch|--gpu-architecture)=({_ARCH}|all|all-major)"
+    rf"|(-gencode|--generate-code)=arch=compute_\d{{2,3}}[af]?,code={_ARCH}"
     rf"|(-Xptxas|--ptxas-options)=({_PTXAS})(,({_PTXAS}))*"
     rf"|(-Xcompiler|--compiler-options)=({_HOST})(,({_HOST}))*"
-    r"|--?Wno-deprecated-gpu-targets|--?Wno-deprecated-declarations|-Werror=[\w-]+|--?diag-suppress=\d+(,\d+)*"
-    r"|--?threads=\d+"
+    r"|--?Wno-deprecated-gpu-targets|--?Wno-deprecated-declarations|-Werror=[\w-]+|--?diag[-_]suppress=\d+(,\d+)*"
+    r"|(-Xcudafe|--cudafe-options)=--?diag[-_]suppress=\d+(,\d+)*|(--?threads|-t)=\d+|--extra-device-vectorization"
 )
 ALLOWED = {
     "extra_cflags": re.compile(_HOST),
@@ -43,7 +45,7 @@ ALLOWED = {
 
 PAIRED = frozenset({
     "-Xcompiler", "--compiler-options", "-Xptxas", "--ptxas-options", "-gencode", "--generate-code", "-arch",
-    "--gpu-architecture", "--maxrregcount", "-maxrregcount",
+    "--gpu-architecture", "--maxrregcount", "-maxrregcount", "-Xcudafe", "--cudafe-options", "--threads", "-t",
 })
 """Flags whose value may come as the next token (`-Xcompiler -O3`); they are judged as `flag=value`."""
 
