@@ -238,7 +238,8 @@ class ExtensionBuilder:
             failure = _failure(run.timed_out, run.returncode, events, run.output, limit)
             if failure is not None and failure[0] is None:  # torch here lacks its CUDA headers: no verdict
                 raise NeedsGpu(f"{failure[1]}\n(torch here has no CUDA: the extension includes torch's CUDA "
-                               "headers, which need files only torch's CUDA builds ship)")
+                               "headers, which need files only torch's CUDA builds ship; its kernels need a GPU and "
+                               "torch with CUDA to build and run)")
             if failure is None:
                 for build, key in missing:
                     self.cache.put(key, job_dir / "build" / build.digest(), build)
