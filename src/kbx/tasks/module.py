@@ -44,6 +44,9 @@ class TaskCode:
     truth_rows: Callable[..., tuple[str, ...] | None] | None = None
     """`truth_rows(**inputs)` -> the inputs whose rows (dim 0) the outputs' rows depend on alone, or None where they
     mix: the float64 truth may then run a block of rows at a time (`kbx.evaluation.trusted.bases`)."""
+    truth_row_elements: Callable[..., int] | None = None
+    """`truth_row_elements(**inputs)` -> how many elements the float64 reference holds per row at once where that
+    is more than a row of its inputs and outputs (attention's scores): the blocks of a run by rows shrink to fit."""
     baseline: Callable[..., Any] | None = None
     """The task's own `baseline(...)`, same parameters as `reference`: what is timed as eager (and compiled for
     torch.compile) where the reference is a clear but slow definition; None times the reference."""
@@ -93,5 +96,5 @@ def _code_of(task: Task, module: ModuleType) -> TaskCode:
         task=task, reference=module.reference, make_inputs=module.make_inputs,
         check_outputs=getattr(module, "check_outputs", None), flops=getattr(module, "flops", None),
         min_bytes=getattr(module, "min_bytes", None), baseline=getattr(module, "baseline", None),
-        truth_rows=getattr(module, "truth_rows", None),
+        truth_rows=getattr(module, "truth_rows", None), truth_row_elements=getattr(module, "truth_row_elements", None),
     )

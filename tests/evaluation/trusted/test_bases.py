@@ -202,3 +202,30 @@ def test_rows_that_do_not_line_up_run_whole():
     assert bases.row_blocks({"x": x}, eager, None) is None
     assert bases.row_blocks({"x": x}, [x.sum()], ("x",)) is None  # a scalar output has no rows
     assert bases.row_blocks({"x": x}, eager, ("x",)) is None  # one block holds it all
+
+
+def test_temporaries_wider_than_a_row_shrink_the_blocks():
+    x = torch.randn(8, 4)
+    eager = [x * 2]
+    assert bases.row_blocks({"x": x}, eager, ("x",)) is None  # the inputs and outputs fit one block
+    blocks = bases.row_blocks({"x": x}, eager, ("x",), row_elements=bases.PIECE_ELEMENTS // 2)
+    assert blocks is not None and [b.stop - b.start for b in blocks.blocks] == [2, 2, 2, 2]
+
+
+def test_attention_runs_its_truth_a_batch_at_a_time_with_the_whole_runs_bases(monkeypatch, suite):
+    from kbx.tasks.module import import_task
+
+    task = suite["scaled_dot_product_attention"]
+    code = import_task(task)
+    workload = task.workload("check_d80")
+    inputs = code.make_inputs(workload, "float16", torch.Generator().manual_seed(3))
+    inputs = {k: torch.cat([v, v.flip(0)]) if isinstance(v, torch.Tensor) else v for k, v in inputs.items()}
+    eager = [code.reference(**inputs)]
+    rows, per_row = code.truth_rows(**inputs), code.truth_row_elements(**inputs)
+    assert rows == ("query", "key", "value") and per_row == 3 * 2 * 129 * 77
+    whole = truth_bases(code.reference, inputs, eager, "float16", task.contract, workload)
+    monkeypatch.setattr(bases, "PIECE_ELEMENTS", per_row)
+    assert len(bases.row_blocks(inputs, eager, rows, per_row).blocks) == 2
+    by_rows = truth_bases(code.reference, inputs, eager, "float16", task.contract, workload, rows=rows,
+                          row_elements=per_row)
+    assert _same_bases(whole, by_rows)

@@ -10,8 +10,11 @@ outputs folded in and freed before the next, so the peak is one float64 run besi
 Where the task says its outputs' rows depend only on the same rows of some inputs (`truth_rows`, a task module's
 hook: softmax along any dimension but the first), each run goes a block of rows at a time (`PIECE_ELEMENTS`), so
 the float64 copies of the inputs and the reference's float64 temporaries are a block's, not the whole case's: at
-2^31 elements these took over 50 GB. The bases are the same, bit for bit: the truth is assembled whole before its
-basis is taken, and each perturbed block's response is folded into P where its rows lie.
+2^31 elements these took over 50 GB. Where the temporaries outgrow a row's inputs and outputs, the task says by how
+much (`truth_row_elements`): attention's float64 scores for the 16 x 32 x 4096^2 bench are 64 GiB whole, and the
+trusted worker of an H200 ran out of memory on them (2026-11-28); a batch at a time they are 4 GiB. The bases are
+the same, bit for bit: the truth is assembled whole before its basis is taken, and each perturbed block's response
+is folded into P where its rows lie.
 """
 
 from __future__ import annotations
@@ -55,10 +58,13 @@ def bases_if_any(code: Any, inputs: dict[str, Any], outputs: list[Any], dtype: s
     conv2d_depthwise's 2^31 bench beside seven other evaluations (H200, 2026-11-27); alone, the truth fits."""
     if not all(isinstance(out, torch.Tensor) for out in outputs):
         return None
-    rows_of = getattr(code, "truth_rows", None)  # a task module's hook (`TaskCode.truth_rows`)
+    rows_of = getattr(code, "truth_rows", None)  # a task module's hooks (`TaskCode.truth_rows`, `truth_row_elements`)
+    elements_of = getattr(code, "truth_row_elements", None)
     try:
         rows = rows_of(**inputs) if rows_of is not None else None
-        return truth_bases(code.reference, inputs, outputs, dtype, code.task.contract, workload, rows=rows)
+        row_elements = elements_of(**inputs) if rows and elements_of is not None else 0
+        return truth_bases(code.reference, inputs, outputs, dtype, code.task.contract, workload, rows=rows,
+                           row_elements=row_elements)
     except (torch.OutOfMemoryError, MemoryError):
         raise
     except Exception:  # noqa: BLE001 - the reference's own code (a KernelBench problem's module) may raise anything
@@ -69,9 +75,11 @@ def bases_if_any(code: Any, inputs: dict[str, Any], outputs: list[Any], dtype: s
 
 
 def truth_bases(reference: Any, inputs: dict[str, Any], eager: list[Any], dtype: str, contract: Contract,
-                workload: Workload, rule: Rule = RULE, rows: tuple[str, ...] | None = None) -> list[Basis]:
+                workload: Workload, rule: Rule = RULE, rows: tuple[str, ...] | None = None, row_elements: int = 0
+                ) -> list[Basis]:
     """Each output's basis for the eager outputs `eager` of `reference` on `inputs` (a case in `dtype`); `rows`: the
-    inputs whose rows (dim 0) the outputs' rows depend on alone, where the task says so (run by blocks of rows).
+    inputs whose rows (dim 0) the outputs' rows depend on alone, where the task says so (run by blocks of rows);
+    `row_elements`: the float64 temporaries a row holds, where the task says they outgrow its inputs and outputs.
 
     Raises:
         ValueError, TypeError, RuntimeError, NotImplementedError: the reference has no float64 path here, or
@@ -79,7 +87,7 @@ def truth_bases(reference: Any, inputs: dict[str, Any], eager: list[Any], dtype:
     """
     case_dtype = torch_dtype(dtype)
     rounded: list[torch.Tensor] = []
-    blocks = row_blocks(inputs, eager, rows)
+    blocks = row_blocks(inputs, eager, rows, row_elements)
     truth = _whole(_runs(reference, inputs, case_dtype, blocks, rounded), blocks)
     if len(truth) != len(eager) or not all(isinstance(t, torch.Tensor) for t in truth):
         raise ValueError("the float64 reference returns other outputs than the eager one")
@@ -124,9 +132,11 @@ class RowBlocks:
     count: int
 
 
-def row_blocks(inputs: dict[str, Any], eager: list[Any], rows: tuple[str, ...] | None) -> RowBlocks | None:
+def row_blocks(inputs: dict[str, Any], eager: list[Any], rows: tuple[str, ...] | None, row_elements: int = 0
+               ) -> RowBlocks | None:
     """The blocks of rows a run goes by: None (one run of the whole case) unless `rows` names tensor inputs whose
-    first dimension is every output's, and the case is larger than one block."""
+    first dimension is every output's, and the case is larger than one block. A block holds `PIECE_ELEMENTS` of
+    the widest row: of a sliced input, of an output, or of the reference's temporaries (`row_elements`)."""
     if not rows or not eager or not all(isinstance(e, torch.Tensor) and e.dim() >= 1 for e in eager):
         return None
     count = eager[0].shape[0]
@@ -134,7 +144,7 @@ def row_blocks(inputs: dict[str, Any], eager: list[Any], rows: tuple[str, ...] |
     if any(e.shape[0] != count for e in eager) or not all(
             isinstance(t, torch.Tensor) and t.dim() >= 1 and t.shape[0] == count for t in sliced):
         return None
-    widest = max(t.numel() // max(count, 1) for t in [*sliced, *eager])
+    widest = max(row_elements, *(t.numel() // max(count, 1) for t in [*sliced, *eager]))
     step = max(1, PIECE_ELEMENTS // max(widest, 1))
     if step >= count:
         return None

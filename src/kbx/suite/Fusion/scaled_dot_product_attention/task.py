@@ -71,6 +71,18 @@ def reference(query, key, value, is_causal=False):
     return F.scaled_dot_product_attention(query, key, value, is_causal=is_causal)
 
 
+def truth_rows(query, key, value, is_causal=False):
+    """Each batch element's output depends on its own query, key and value alone: the float64 truth may run a block
+    of them at a time."""
+    return ("query", "key", "value")
+
+
+def truth_row_elements(query, key, value, is_causal=False):
+    """The float64 reference holds a batch element's scores, their softmax and a mask at once: 3 H S_q S_kv."""
+    *_, heads, s_q, _ = query.shape
+    return 3 * heads * s_q * key.shape[-2]
+
+
 def flops(query, key, value, is_causal=False):
     """The speed of light's work: torch's FLOP counter charges a causal call for every score, masked or not; a
     kernel that skips the masked half does half of that."""
