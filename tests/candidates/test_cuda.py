@@ -122,6 +122,13 @@ def test_a_cuda_candidate_needs_a_kernel_and_must_use_its_extension():
     assert unused.check == "cuda_kernel" and "never used" in unused.message
 
 
+def test_a_build_inside_a_function_is_refused_as_the_wrong_form():
+    code = candidate(body="return build().relu_forward(input)").replace(
+        "ext = load_inline(", "def build():\n    return load_inline(")
+    verdict = judge(code)
+    assert verdict.check == "anticheat.native_form" and "lazy build" in verdict.message, verdict
+
+
 def test_without_a_build_the_module_stays_forbidden():
     code = candidate(loader="dict")  # `ext = dict(name=..., ...)`: the module is imported, nothing is built
     verdict = judge(code)

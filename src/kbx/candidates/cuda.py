@@ -78,7 +78,10 @@ def read_native(tree: ast.Module, forbidden: Iterable[str] = ()) -> NativeCode:
     found = _build_statements(tree, names)
     if not found:  # no build: judged as any other candidate, to which the module is forbidden (`load` says why)
         loads = [n for n, d in references if d == f"{MODULE}.load"]
-        violation = Violation("native_form", loads[0].lineno, f"uses {MODULE}.load: {_LOAD}") if loads else None
+        inline = [n for n, d in references if d == f"{MODULE}.load_inline"]
+        violation = (Violation("native_form", loads[0].lineno, f"uses {MODULE}.load: {_LOAD}") if loads else
+                     Violation("native_form", inline[0].lineno, f"{FORM}: a build inside a function (a lazy "
+                               "build) is not read by the static stage") if inline else None)
         return NativeCode((), frozenset(), tree, violation)
     violation = next(_form_problems(tree, imports, references, found), None)
     builds: list[ExtensionBuild] = []
