@@ -9,16 +9,17 @@ IEEE), so it is reproducible exactly and the contract is `exact`, but for d != 0
 with Triton's `/` is faithfully rounded, not correctly (div.full.f32). On an H200 (2026-11-28) rint(x * 100) / 100
 so written was an ulp off on 1,324 of 6,435 elements, and rint(x / 10) * 10 up to 2 ulps off on 104 of 16,383
 (values of 1e28, whose quotient is no integer) and, on another seed, 3 ulps on one element of 4.9e7 (past 2^22 the
-quotient's error moves rint by one: an output 10 off). So for d < 0 the large values stop where the quotient's ulp
-is 1/32 (x / 10^-d below 2^19), and two ulps of it cannot carry a quotient with a decimal fraction across a tie
-(the near-ties of the uniform spread still could, with odds of about 10^-4 an element). No rounding mistake is
+quotient's error moves rint by one: an output 10 off). So for d < 0 every input is an integer (ties 10 k + 5
+included) and the large values stop where the quotient's ulp is 1/32 (x / 10^-d below 2^19): the quotient's
+fraction is then a multiple of 10^d, at least 0.1 from a tie unless it is one, and two ulps of it cannot carry it
+across. No rounding mistake is
 that small: a wrong tie moves an output by 10^-d on values below 10^4, and d = 0 stays exact, where an ulp is a
 real mistake (the magic-number rint is an ulp off between 2^23 and 2^24).
 
 Only fp32 is used: for fp16 and bf16 with d != 0, PyTorch's CUDA kernel rounds x * 10^d to the half type before rint
 while its CPU kernel does not, so no single answer exists across devices. Inputs: exact ties k + 0.5 for integers k
 of both parities, a uniform spread over [-1000, 1000], a normal body, values from 2^23 to 1e30 (already integers;
-for d < 0, 10^-d times 2^15 to 2^19),
+for d < 0, 10^-d times 2^15 to 2^19, and every input an integer),
 values in (-1, 1) including +-0.5, +-inf, NaN and -0; with d = 2 decimal-looking values k / 100 + 0.005, with d = -1
 tens-ties 10 k + 5; in contiguous and non-contiguous layouts.
 """
@@ -75,6 +76,8 @@ def make_inputs(workload, dtype, generator):
                                                                                      generator)),
         (0.75, 0.85, lambda: inputs.uniform(shape, -1.0, 1.0, "float32", generator) * scale),
     ])
+    if decimals < 0:
+        x = torch.round(x)  # integers: no near-ties an approximate division could move rint across (see above)
     x = with_specials(x.to(inputs.torch_dtype(dtype)), pick,
                       [0.5, -0.5, 1.5, -2.5, float("inf"), float("-inf"), float("nan"), -0.0], share=2e-3)
     return {"input": inputs.layout(x, p.get("layout", "contiguous")), "decimals": decimals}
