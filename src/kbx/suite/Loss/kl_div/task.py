@@ -12,8 +12,9 @@ the input's dtype ('none': its shape; otherwise 0-d). Sums accumulate in fp32.
 Inputs are log-softmax outputs over the last dim (distributions of 100 to 4097 classes), targets are softmax
 outputs with about 10% of the entries exactly 0 (where target * log(target) must be taken as 0, not 0 * -inf =
 NaN), or log-softmax outputs for log_target=True. Workloads cover all four reductions, with 'batchmean' (the one
-to use for a true KL divergence) the most common; 2-D and 3-D inputs with sizes straddling block sizes (127, 129,
-4097), transposed and strided inputs. The default tolerances hold: the solution uses at most 2% of the fp32
+to use for a true KL divergence) the most common, also on a 3-D input (`check_batchmean_3d`, where input.size(0) is
+not the number of rows); 2-D and 3-D inputs with sizes straddling block sizes (127, 129, 4097), transposed and
+strided inputs. The default tolerances hold: the solution uses at most 2% of the fp32
 tolerance and 40% of the bf16 one (PyTorch evaluates the terms op by op in bf16).
 """
 
@@ -53,6 +54,8 @@ TASK = {
          "params": {"shape": [17, 4097], "reduction": "batchmean", "log_target": False}},
         {"name": "check_batchmean_log_target", "role": "check",
          "params": {"shape": [129, 127], "reduction": "batchmean", "log_target": True}},
+        {"name": "check_batchmean_3d", "role": "check",
+         "params": {"shape": [5, 33, 129], "reduction": "batchmean", "log_target": False}},
         {"name": "check_mean", "role": "check", "params": {"shape": [129, 127], "reduction": "mean",
                                                           "log_target": False}},
         {"name": "check_sum_3d", "role": "check",

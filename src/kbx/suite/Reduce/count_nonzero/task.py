@@ -12,6 +12,8 @@ bit pattern instead of the value counts them), the rest positive or negative. Wo
 2-D, 3-D and transposed inputs), the last, first and a middle dim, adjacent and non-adjacent dims, a few long
 columns, strided inputs, with lengths that straddle block sizes (127, 129, 4097), and slices of 9001
 (`check_long_rows`), longer than any one block a kernel may cap a row at (8192); inputs are fp32, fp16 or bool.
+`check_nan_inf` also holds NaN (about 2 %) and +-inf (about 1 %): NaN != 0, so NaN counts, and a kernel that
+tests `x > 0 or x < 0` misses it.
 """
 
 import torch
@@ -45,6 +47,7 @@ TASK = {
         {"name": "check_dims_split", "role": "check", "params": {"shape": [9, 33, 65], "dim": [-1, 0]}},
         {"name": "check_strided", "role": "check", "params": {"shape": [3, 65, 129], "dim": 2, "layout": "strided"}},
         {"name": "check_long_rows", "role": "check", "params": {"shape": [3, 9001], "dim": -1}},
+        {"name": "check_nan_inf", "role": "check", "params": {"shape": [65, 129], "dim": -1, "specials": True}},
         {"name": "bench_all", "role": "bench", "params": {"shape": [32768, 32768], "dim": None}},
         {"name": "bench_last", "role": "bench", "params": {"shape": [65536, 16384], "dim": -1}},
     ],
@@ -62,6 +65,8 @@ def make_inputs(workload, dtype, generator):
     u = inputs.uniform(shape, 0.0, 1.0, "float32", generator)
     x = torch.where(u < 0.5, 0.0, x)  # exact zeros
     x = torch.where(u < 0.1, -0.0, x)  # a fifth of them negative zeros
+    if p.get("specials"):  # NaN counts (NaN != 0), and so does an infinity
+        x = torch.where(u > 0.98, float("nan"), torch.where(u > 0.97, float("inf") * torch.sign(x - 0.5), x))
     x = x.to(inputs.torch_dtype(dtype)) if dtype != "bool" else x != 0
     dim = tuple(p["dim"]) if isinstance(p["dim"], list) else p["dim"]
     return {"input": inputs.layout(x, p.get("layout", "contiguous")), "dim": dim}
