@@ -19,7 +19,9 @@ Rounding is defined everywhere, and the inputs keep every sensible implementatio
 Values include saturation at both ends (|y| up to ~600, so the clamp and the order "round, add zero point,
 clamp" matter), negative numbers, zeros and non-zero zero points; inputs come 1-D, 2-D and 3-D, contiguous,
 column-major or strided, in fp32, fp16 and bf16 (every input value is exact in fp32, so the dtype only changes
-which values occur).
+which values occur). `check_huge` (scale 2^-16) also holds about 2 % of elements with |y| from 1e8 to 1e30 (inputs
+held to the dtype's largest finite value: 65504 / 2^-16 is 4.3e9 in fp16), past what an int32 holds: a kernel that
+converts round(y) to an integer before the clamp overflows there instead of saturating.
 """
 
 import torch
@@ -47,6 +49,8 @@ TASK = {
          "params": {"shape": [3, 65, 33], "scale": 0.5, "zero_point": -128, "layout": "strided"}},
         {"name": "check_small_scale", "role": "check",
          "params": {"shape": [127, 129], "scale": 0.0013, "zero_point": 127}},
+        {"name": "check_huge", "role": "check",
+         "params": {"shape": [1031], "scale": 1.52587890625e-05, "zero_point": 17, "huge": True}},
         {"name": "bench", "role": "bench", "params": {"shape": [16384, 32768], "scale": 0.0371, "zero_point": 5}},
     ],
 }
@@ -78,7 +82,12 @@ def make_inputs(workload, dtype, generator):
     y = torch.where(inputs.uniform(shape, 0.0, 1.0, "float32", generator) < 0.125, grid, body)
     y = inputs.with_outliers(y, generator, fraction=0.01, magnitude=600.0)
     y = torch.where(inputs.uniform(shape, 0.0, 1.0, "float32", generator) < 0.01, 0.0, y)
-    x = (y * scale).to(inputs.torch_dtype(dtype))
+    if p.get("huge"):  # |y| from 1e8 to 1e30, either sign: past int32, still saturating at -128 or 127
+        big = 10.0 ** inputs.uniform(shape, 8.0, 30.0, "float32", generator)
+        pick = inputs.uniform(shape, 0.0, 1.0, "float32", generator)
+        y = torch.where(pick < 0.01, big, torch.where(pick < 0.02, -big, y))
+    finite = torch.finfo(inputs.torch_dtype(dtype)).max
+    x = (y * scale).clamp(-finite, finite).to(inputs.torch_dtype(dtype))
     if not _is_power_of_two(scale):
         # No element may sit within 1e-3 of a rounding boundary: the division is then unambiguous.
         y64 = x.double() / scale
