@@ -117,7 +117,7 @@ def _launch(x, out, outer, R, inner, count, allow_split):
 
 def count_nonzero(input, dim=None):
     nd = input.dim()
-    if dim is None:
+    if dim is None or (not isinstance(dim, int) and len(dim) == 0):  # None and an empty list reduce every dim
         reduced = list(range(nd))
     else:
         reduced = sorted({d % max(nd, 1) for d in ([dim] if isinstance(dim, int) else dim)})

@@ -3,9 +3,9 @@
     count_nonzero(input, dim)[k] = number of reduced coordinates r with input[k, r] != 0
 
 Mirrors `torch.count_nonzero(input, dim=None)`: `dim` is None (every dim, a 0-d output), an int (negative counts
-from the end) or a list of ints (a JSON list here; a tuple works the same); the reduced dims are removed (there is
-no keepdim). The output is int64 and compared exactly. -0.0 is zero (it compares equal to 0); for bool inputs
-True counts.
+from the end) or a list of ints (a JSON list here; a tuple works the same; an empty one reduces every dim, as None
+does, `check_empty_dims`); the reduced dims are removed (there is no keepdim). The output is int64 and compared
+exactly. -0.0 is zero (it compares equal to 0); for bool inputs True counts.
 
 Values are ReLU-like: about half of the elements are exactly 0, a fifth of those written as -0.0 (a test on the
 bit pattern instead of the value counts them), the rest positive or negative. Workloads reduce every dim (1-D,
@@ -48,6 +48,7 @@ TASK = {
         {"name": "check_strided", "role": "check", "params": {"shape": [3, 65, 129], "dim": 2, "layout": "strided"}},
         {"name": "check_long_rows", "role": "check", "params": {"shape": [3, 9001], "dim": -1}},
         {"name": "check_nan_inf", "role": "check", "params": {"shape": [65, 129], "dim": -1, "specials": True}},
+        {"name": "check_empty_dims", "role": "check", "params": {"shape": [3, 17, 129], "dim": []}},
         {"name": "bench_all", "role": "bench", "params": {"shape": [32768, 32768], "dim": None}},
         {"name": "bench_last", "role": "bench", "params": {"shape": [65536, 16384], "dim": -1}},
     ],

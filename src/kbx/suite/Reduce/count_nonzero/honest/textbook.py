@@ -27,7 +27,7 @@ def count_nonzero(input, dim=None):
     elif isinstance(dim, int):
         dims = [dim]
     else:
-        dims = list(dim)
+        dims = list(dim) or list(range(nd))  # an empty list reduces every dim, as None does
     dims = sorted(set(d % nd for d in dims))
     kept = [d for d in range(nd) if d not in dims]
     src = input.view(torch.uint8) if input.dtype == torch.bool else input
