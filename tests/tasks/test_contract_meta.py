@@ -120,6 +120,9 @@ def test_ulps_are_read_for_exact_contracts_naming_workloads_with_a_reason():
     for raw in bad:
         with pytest.raises(TaskError):
             read(raw)
+    with pytest.raises(TaskError, match="ulps is defined for"):
+        read({"kind": "exact", "ulps": {"units": 2, "workloads": ["check_tail"], "reason": "r"}},
+             dtypes=("float8_e4m3fn",))
 
 
 def test_a_derived_reduction_length_must_hold_in_every_workload():

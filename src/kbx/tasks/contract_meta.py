@@ -8,7 +8,7 @@ from types import MappingProxyType
 from typing import Any
 
 from kbx.errors import TaskError
-from kbx.tasks.accuracy import ACCUMULATION_DTYPES
+from kbx.tasks.accuracy import ACCUMULATION_DTYPES, MANTISSA_BITS
 from kbx.tasks.spec import (
     CONTRACT_KINDS,
     DEFAULT_TOLERANCE,
@@ -53,6 +53,9 @@ def read_contract(raw: object, dtypes: tuple[str, ...], workloads: tuple[Workloa
                         "float64 truth already)")
     if "ulps" in raw and raw["kind"] != "exact":
         raise fail("ulps applies to exact contracts only")
+    others = sorted(set(dtypes) - set(MANTISSA_BITS))
+    if "ulps" in raw and others:
+        raise fail(f"ulps is defined for {', '.join(MANTISSA_BITS)} outputs, not {others}")
     return Contract(
         kind=raw["kind"],
         tolerances=MappingProxyType(tolerances),

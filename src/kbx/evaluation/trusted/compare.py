@@ -16,10 +16,11 @@ from typing import Any
 
 import torch
 
-from kbx.evaluation.trusted.against_truth import Basis, judge_output
+from kbx.evaluation.trusted.against_truth import Basis, judge_output, ulp
 from kbx.evaluation.trusted.mismatches import note_first, unravel
 from kbx.evaluation.verdict import Comparison, Mismatch
 from kbx.status import Status
+from kbx.tasks.accuracy import MANTISSA_BITS, MIN_EXPONENT
 from kbx.tasks.inputs import dtype_name
 from kbx.tasks.spec import Contract, Tolerance, Workload
 
@@ -140,14 +141,6 @@ def second_opinion(
     return [replace(c, against="float64") for c in comparisons]
 
 
-def ulp(values: torch.Tensor) -> torch.Tensor:
-    """The spacing of `values`' floating-point dtype at each element's magnitude (subnormals included), in float64:
-    the distance from |v| to the next representable number away from zero."""
-    info = torch.finfo(values.dtype)
-    _, exponent = torch.frexp(values.double().abs().clamp(min=info.tiny))  # |v| = m 2^e, m in [0.5, 1)
-    return torch.ldexp(torch.full_like(exponent, info.eps, dtype=torch.float64), exponent - 1)
-
-
 def _as_list(got: Any) -> list[Any]:
     """A candidate's return value as a list of outputs (a lone tensor is one output)."""
     return list(got) if isinstance(got, (tuple, list)) else [got]
@@ -241,8 +234,10 @@ class _Tally:
         if r.is_floating_point():
             same |= torch.isnan(o) & torch.isnan(r)
         o64, r64 = o.double(), r.double()
-        if self.ulps:
-            same |= torch.isfinite(r64) & ((o64 - r64).abs() <= self.ulps * ulp(r))
+        if self.ulps:  # only contracts that name ulps, on fp32/fp16/bf16 outputs (`Contract.ulps`)
+            name = dtype_name(r.dtype)
+            spacing = ulp(r64.abs(), MANTISSA_BITS[name], MIN_EXPONENT[name])
+            same |= torch.isfinite(r64) & ((o64 - r64).abs() <= self.ulps * spacing)
         bad = ~same
         self._errors((o64 - r64).abs().masked_fill(same, 0.0), r64)
         self._count(start, bad, o64, r64, self.first_bad, "bad")
