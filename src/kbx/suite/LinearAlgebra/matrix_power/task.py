@@ -21,6 +21,12 @@ to 5e-3 in fp16, 5e-2 in bf16, on 3 x 3 matrices whose entries reach 1): atol = 
 (u = 4.9e-4) and 5e-2 for bf16 (u = 3.9e-3), about 12 u, of which that reference error uses 32% and 38%. The
 solution rounds at the same places as PyTorch and uses under 10% on the CPU; A^(n-1) in place of A^n misses
 the bf16 tolerance 9x or more, the fp16 one 70x, the fp32 one 10^4 x.
+
+check_cube_3 holds 48 matrices, not a handful: an honest kernel may multiply A (A A) where PyTorch multiplies (A A) A,
+and with the rounded A A on the other side its error on each element differs from the reference's by up to about
+as much again. The rule holds each element to 4x the reference's largest error on elements of its size, taken over
+at least a quarter of the output, so on 5 matrices (45 elements; 27 when perturbed) an honest kernel failed on 0.2 %
+of seeds, by up to 1.27x (3,000 seeds each, CPU); on 48 (27 to 47 when perturbed) on none, at worst 0.45x.
 """
 
 import math
@@ -40,7 +46,7 @@ TASK = {
     "contract": {
         "kind": "allclose",
         "insensitive": {
-            "workloads": ["check_cube_3", "check_13_64", "check_even_strided"],
+            "workloads": ["check_13_64", "check_even_strided"],
             "reason": (
                 "the reference rounds every intermediate power to the dtype (log2(n) products in a row), as any "
                 "kernel that stores them does: the errors compound to more than half of the smallest outputs (up "
@@ -53,7 +59,7 @@ TASK = {
         {"name": "smoke", "role": "smoke", "params": {"shape": [3, 16, 16], "n": 5}},
         {"name": "check_zero", "role": "check", "params": {"shape": [2, 17, 17], "n": 0}},
         {"name": "check_one_t", "role": "check", "params": {"shape": [2, 31, 31], "n": 1, "layout": "transposed"}},
-        {"name": "check_cube_3", "role": "check", "params": {"shape": [5, 3, 3], "n": 3}},
+        {"name": "check_cube_3", "role": "check", "params": {"shape": [48, 3, 3], "n": 3}},
         {"name": "check_13_64", "role": "check", "params": {"shape": [1, 64, 64], "n": 13}},
         {"name": "check_even_strided", "role": "check",
          "params": {"shape": [2, 1, 33, 33], "n": 6, "layout": "strided"}},
