@@ -16,6 +16,9 @@ for all the heads of a token; rotate_half(x) and the products are never written.
 
 Inputs: cos and sin are real RoPE tables (base 10000, frequencies base^(-2i/D) duplicated across the two
 halves) for positions starting at a random offset in [0, 4096), so the angles cover many turns; x is normal.
+The two halves of every cos and sin row are equal in every workload (cos[:, :h] == cos[:, h:], likewise sin), as
+in every table built this way: a kernel may read only one half, as kernels that take (S, D/2) tables do (the
+honest candidate half_table does).
 Workloads cover odd sequence lengths and head counts (129, 33, 65; 129 heads, more than one head block),
 head dims 64, 128 and 96 (a half of 48, not a power of two), and two non-contiguous layouts of x: a (B, H, S, D)
 tensor transposed to (B, S, H, D), and q sliced out of a packed (B, S, 3, H, D) projection.
