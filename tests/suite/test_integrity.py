@@ -70,6 +70,6 @@ def test_reference_is_deterministic(task):
 )
 def test_candidate_gets_its_expected_status(verdicts, task, path):
     if not judged_on(path, "cpu"):
-        pytest.skip(f"{device_reason(path)}: the CPU interpreter runs it correctly; tests/gpu/test_suite_gpu.py")
+        pytest.skip(f"{device_reason(path)}: judged by tests/gpu/test_suite_gpu.py")
     evaluation = verdicts[path]
     assert got_expected(path, evaluation.status.value), f"expected {expected_status(path)}: {evaluation.message}"

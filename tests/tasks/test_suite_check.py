@@ -105,6 +105,10 @@ def test_a_cpu_only_mistake_is_judged_on_the_cpu_alone(tmp_path):
     cpu = _candidate(tmp_path, 'EXPECT = "MISMATCH"\nDEVICE = "cpu"\n', "cpu.py")
     assert required_device(cpu) == "cpu" and judged_on(cpu, "cpu") and not judged_on(cpu, "cuda")
     assert 'DEVICE = "cpu"' in device_reason(cpu) and "the CPU's reference" in device_reason(cpu)
+    honest = tmp_path / "task" / "honest" / "cuda_kernel.py"
+    honest.parent.mkdir(parents=True)
+    honest.write_text('DEVICE = "cuda"\n')
+    assert "an honest kernel that runs only there" in device_reason(honest)
 
 
 def test_the_file_name_solution_decides_not_a_literal_in_it(tmp_path):

@@ -85,5 +85,8 @@ def judged_on(path: Path, device: str) -> bool:
 def device_reason(path: Path) -> str:
     """Why a check on another device skips a candidate (for skip messages)."""
     device = required_device(path)
-    what = "a mistake only a GPU exposes" if device == "cuda" else "a mistake only the CPU's reference exposes"
+    if path.parent.name == "honest":
+        what = "an honest kernel that runs only there" if device == "cuda" else "an honest kernel for the CPU"
+    else:
+        what = "a mistake only a GPU exposes" if device == "cuda" else "a mistake only the CPU's reference exposes"
     return f'{path.parent.parent.name}/{path.parent.name}/{path.stem}: DEVICE = "{device}" ({what})'

@@ -6,11 +6,12 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from kbx.evaluation.candidate.interpreter import bf16_bits_to_f32, f32_to_bf16_bits
+from kbx.evaluation.candidate.interpreter import bf16_bits_to_f32, f32_to_bf16_bits, gpu_float_to_int
 from tests.conftest import FIXTURES
 
 SCRIPT = FIXTURES / "interpreter" / "bf16_kernels.py"
@@ -79,3 +80,36 @@ def test_a_jit_helper_called_in_every_program_does_not_patch_the_language_again(
     plain, shimmed = runs[()], runs[("--shim",)]
     assert plain["right"] and shimmed["right"] and shimmed["restored"]
     assert plain["patches"] == 1 + 16 * 4 * 2 and shimmed["patches"] == 1
+
+
+FLOAT_TO_INT = Path(__file__).parents[3] / "scripts" / "probe_float_to_int.py"
+H200_CONVERSIONS = FIXTURES / "interpreter" / "float_to_int_h200.txt"
+
+
+def converted(*flags: str) -> list[str]:
+    """The probe's lines of converted values under the interpreter (its first line names the device)."""
+    env = {**os.environ, "TRITON_INTERPRET": "1"}
+    result = subprocess.run([sys.executable, str(FLOAT_TO_INT), *flags], capture_output=True, text=True, env=env,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    return result.stdout.strip().splitlines()[1:]
+
+
+def test_float_to_int_conversions_match_an_h200_with_the_shims():
+    # The fixture is the probe's output on an NVIDIA H200 (Triton 3.6, 2026-11-28): saturation, the 8-bit results'
+    # 16-bit saturation, NaN; a kernel that converts before it clamps is right there and must be right here.
+    assert converted("--shims") == H200_CONVERSIONS.read_text().strip().splitlines()[1:]
+
+
+def test_float_to_int_conversions_differ_without_the_shims():
+    """The shim's reason to exist: if the interpreter learns to saturate as a GPU does, this fails."""
+    assert converted() != H200_CONVERSIONS.read_text().strip().splitlines()[1:]
+
+
+def test_gpu_float_to_int_saturates_and_keeps_the_low_byte_of_8_bit_results():
+    values = np.array([1e30, -1e30, 200.0, -2.5, np.nan], dtype=np.float32)
+    assert gpu_float_to_int(values, False, np.dtype(np.int32)).tolist() == [2**31 - 1, -(2**31), 200, -2, 0]
+    assert gpu_float_to_int(values, False, np.dtype(np.int8)).tolist() == [-1, 0, -56, -2, 0]
+    assert gpu_float_to_int(values, False, np.dtype(np.uint8)).tolist() == [255, 0, 200, 0, 0]
+    assert gpu_float_to_int(values, False, np.dtype(np.int64)).tolist()[-1] == -(2**63)
+    assert gpu_float_to_int(values.astype(np.float64), True, np.dtype(np.int32)).tolist()[-1] == -(2**31)

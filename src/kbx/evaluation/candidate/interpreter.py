@@ -11,6 +11,9 @@ Installed in the candidate worker before candidate code is imported, on the CPU 
 - A mask built from a scalar condition (`pid < n`, alone or `&`-ed with a block mask) reaches the interpreter's loads
   and stores as int32 data, which it refuses ("mask has unsupported dtype"); a GPU broadcasts it. Triton's own
   semantics only let boolean (int1) masks through, so the shim reads any mask's data as booleans.
+- A float -> integer conversion (`x.to(tl.int32)`) outside the integer's range is undefined in numpy's `astype`,
+  which the interpreter uses (1e30 -> int32 gives -2^31 on x86); a GPU's `cvt.rzi` saturates, so a kernel that
+  converts before it clamps is right there. The shim converts as an H200 does (`gpu_float_to_int`).
 - Block pointers (`tl.make_block_ptr`, `tl.advance`, `boundary_check`), which the GPU's Triton 3.6 compiles and
   Triton 3.7 on removed: `kbx.evaluation.candidate.block_pointers` lowers them to pointers and masks.
 - A `@triton.jit` function called from a kernel patches `triton.language` again on every call, in every program
@@ -37,6 +40,7 @@ def install_interpreter_shims() -> None:
     _shim_autotune()
     _shim_bfloat16()
     _shim_masks()
+    _shim_float_to_int()
     _shim_device_calls()
     install_block_pointers()
     install_gpu_frontend_check()
@@ -105,6 +109,44 @@ def _shim_bfloat16() -> None:
     InterpreterBuilder.binary_op = binary_op
     InterpreterBuilder.cast_impl = cast_impl
     InterpreterBuilder._kbx_shimmed = True
+
+
+def gpu_float_to_int(values: np.ndarray, from_float64: bool, dtype: np.dtype) -> np.ndarray:
+    """Convert floats (any numpy float dtype, bf16 already widened) to the integer `dtype` as Triton's code does on
+    an NVIDIA GPU (`scripts/probe_float_to_int.py` on an H200, Triton 3.6, 2026-11-28): toward zero, saturating at
+    the type's range, except that 8-bit results saturate at the 16-bit range and keep its low byte (200 -> int8
+    is -56, 70000 -> int8 is -1), as the 8-bit `cvt` goes through a 16-bit register. NaN gives 0, but the most
+    negative value for 64-bit results and for float64 sources (the low byte of it for 8-bit ones)."""
+    dtype = np.dtype(dtype)
+    info = np.iinfo(dtype)
+    wide = np.dtype(f"{'i' if info.min < 0 else 'u'}2") if dtype.itemsize == 1 else dtype
+    lo, hi = np.iinfo(wide).min, np.iinfo(wide).max
+    x = np.trunc(np.asarray(values, dtype=np.float64))
+    nan = np.isnan(x)
+    inside = ~nan & (x >= float(lo)) & (x < float(hi) + 1.0)  # float(hi) + 1 is a power of two, exact
+    result = np.where(inside, x, 0.0).astype(wide)
+    result = np.where(~nan & (x >= float(hi) + 1.0), wide.type(hi), result)
+    result = np.where(~nan & (x < float(lo)), wide.type(lo), result)
+    nan_value = lo if (from_float64 or dtype.itemsize == 8) else 0
+    result = np.where(nan, wide.type(nan_value), result)
+    return result.astype(dtype)  # for 8-bit results, numpy's integer narrowing keeps the low byte
+
+
+def _shim_float_to_int() -> None:
+    import triton.language as tl
+    from triton.runtime.interpreter import InterpreterBuilder, TensorHandle, _get_np_dtype
+
+    if getattr(InterpreterBuilder.create_fp_to_si, "_kbx_shimmed", False):
+        return
+
+    def convert(self: Any, src: Any, dst_type: Any) -> Any:
+        scalar = src.dtype.scalar
+        data = bf16_bits_to_f32(src.data) if scalar == tl.bfloat16 else src.data
+        return TensorHandle(gpu_float_to_int(data, scalar == tl.float64, _get_np_dtype(dst_type)), dst_type.scalar)
+
+    convert._kbx_shimmed = True  # type: ignore[attr-defined]
+    InterpreterBuilder.create_fp_to_si = convert
+    InterpreterBuilder.create_fp_to_ui = convert
 
 
 def _shim_masks() -> None:

@@ -1,13 +1,14 @@
-"""The solution's kernel converting round(y) to int32 before adding the zero point and clamping: the same for
-every |y| below 2^31, but past it the conversion overflows instead of saturating at 127 or -128. Right on every
-workload but `check_huge`, whose |y| reach 1e30.
+"""An honest quantize_per_tensor_int8 that converts round(y) to int32 before it adds the zero point and clamps, in
+integers. Past 2^31 (`check_huge`'s |y| reach 1e30) that is right because a GPU's float -> int32 conversion
+saturates (to 2^31 - 1 or -2^31, which the clamp then takes to 127 or -128); C's cast, and the Triton
+interpreter's before kbx emulated the GPU, would overflow there.
+
+Expected to pass (`kbx.tasks.suite_check`): a false rejection of it is a defect of the contract or the harness.
 """
 
 import torch
 import triton
 import triton.language as tl
-
-EXPECT = "MISMATCH"
 
 
 @triton.jit
@@ -27,7 +28,7 @@ def _quantize_kernel(x_ptr, q_ptr, n, scale, zero_point, BLOCK: tl.constexpr):
     mask = offsets < n
     x = tl.load(x_ptr + offsets, mask=mask, other=0.0).to(tl.float32)
     y = tl.math.div_rn(x, tl.full((BLOCK,), scale, tl.float32))
-    q = _round_half_even(y).to(tl.int32) + zero_point  # BUG: float -> int32 before the clamp overflows for |y| >= 2^31
+    q = _round_half_even(y).to(tl.int32) + zero_point  # saturates past 2^31
     q = tl.minimum(tl.maximum(q, -128), 127)
     tl.store(q_ptr + offsets, q.to(tl.int8), mask=mask)
 
