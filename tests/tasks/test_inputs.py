@@ -50,3 +50,12 @@ def test_close_values_are_distinct_in_float32_and_tie_in_narrower_dtypes():
     for row in x:
         assert row.unique().numel() >= 0.98 * row.numel()  # nearly all distinct in float32 (ulp 6e-5 there)
         assert row.half().unique().numel() <= 9 and row.bfloat16().unique().numel() <= 2
+
+
+def test_signs_are_never_zero_and_follow_the_uniform_stream(monkeypatch):
+    shape = [1000]
+    drawn = inputs.uniform(shape, -1.0, 1.0, "float32", torch.Generator().manual_seed(3))
+    assert torch.equal(inputs.signs(shape, torch.Generator().manual_seed(3)), torch.where(drawn < 0, -1.0, 1.0))
+    # A draw of exactly 0, which `.sign()` would turn into a zero diagonal entry, gives +1.
+    monkeypatch.setattr(inputs, "uniform", lambda shape, low, high, dtype, generator: torch.zeros(shape))
+    assert torch.equal(inputs.signs(shape, torch.Generator()), torch.ones(shape))

@@ -61,6 +61,13 @@ def uniform(
     return (low + (high - low) * x).to(dtype)
 
 
+def signs(shape: Sequence[int], generator: torch.Generator) -> torch.Tensor:
+    """+1.0 or -1.0 (fp32) with equal odds, never 0. `uniform(-1, 1).sign()` draws the same stream but is 0 wherever
+    the draw is exactly 0 (one in 2^24 per element: a quarter of the seeds of a bench with 4 M diagonal entries),
+    which made a triangular bench system singular (solve_triangular on an H200, 2026-11-28)."""
+    return torch.where(uniform(shape, -1.0, 1.0, "float32", generator) < 0, -1.0, 1.0)
+
+
 def with_outliers(
     x: torch.Tensor, generator: torch.Generator, *, fraction: float = 1e-3, magnitude: float = 50.0
 ) -> torch.Tensor:

@@ -66,7 +66,7 @@ def make_inputs(workload, dtype, generator):
                                    p.get("layout", "contiguous"))}
     n = shape[-1]
     d = inputs.uniform(shape[:-1], 1.0, 2.0, "float32", generator)
-    d = d * inputs.uniform(shape[:-1], -1.0, 1.0, "float32", generator).sign()
+    d = d * inputs.signs(shape[:-1], generator)
     m = inputs.randn(shape, "float32", generator, scale=0.3 / math.sqrt(n)) + torch.diag_embed(d)
     perm = torch.rand(shape[:-1], generator=generator, device=generator.device).argsort(dim=-1)
     a = torch.take_along_dim(m, perm[..., None], dim=-2)

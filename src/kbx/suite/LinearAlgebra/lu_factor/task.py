@@ -87,7 +87,7 @@ def make_inputs(workload, dtype, generator):
     cols = torch.arange(n, device=dev)[None, None, :]
     corner = (rows == 0) & (cols == 0) & (m > 1)  # a 1-row matrix has no row to exchange with: no zero there
     # (0) Rows of a diagonally dominant matrix, permuted, with an exact zero in the corner.
-    sign = inputs.uniform([count, k], -1.0, 1.0, "float32", generator).sign()
+    sign = inputs.signs([count, k], generator)
     diag = torch.zeros(count, m, n, device=dev)
     diag[:, :k, :k] = torch.diag_embed(inputs.uniform([count, k], 1.0, 2.0, "float32", generator) * sign)
     dominant = diag + inputs.randn([count, m, n], "float32", generator, scale=0.3 / math.sqrt(max(m, n)))

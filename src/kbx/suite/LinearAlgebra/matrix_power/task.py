@@ -81,7 +81,7 @@ def make_inputs(workload, dtype, generator):
     # trusted and candidate workers run with different counts; rounded from float64 both draw the same bits.
     q, _ = torch.linalg.qr(g.double())
     d = inputs.uniform(shape[:-1], 0.85, 1.05, "float32", generator)
-    d = d * inputs.uniform(shape[:-1], -1.0, 1.0, "float32", generator).sign()
+    d = d * inputs.signs(shape[:-1], generator)
     a = (q * d.double()[..., None, :]).to(inputs.torch_dtype(dtype)).contiguous()  # QR returns column-major factors
     return {"A": inputs.layout(a, p.get("layout", "contiguous")), "n": p["n"]}
 

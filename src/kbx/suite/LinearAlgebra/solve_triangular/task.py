@@ -79,7 +79,7 @@ def make_inputs(workload, dtype, generator):
     a = inputs.randn(p["A"], "float32", generator, scale=0.5 / n ** 0.5)
     garbage = inputs.randn(p["A"], "float32", generator, scale=100.0)
     diag = inputs.uniform(p["A"][:-1], 1.0, 2.0, "float32", generator)
-    sign = inputs.uniform(p["A"][:-1], -1.0, 1.0, "float32", generator).sign()
+    sign = inputs.signs(p["A"][:-1], generator)
     if "diag_range" in p:
         # |diagonal| log-uniform from 1 down to 1/diag_range; off-diagonal entries graded by sqrt(|d_i d_j|).
         diag = p["diag_range"] ** (diag - 2.0)

@@ -67,6 +67,8 @@ def _pow_kernel(x_ptr, y_ptr, n, e, MODE: tl.constexpr, N: tl.constexpr, NEGATIV
         y = tl.where((x < 0) & (x > float("-inf")), float("nan"), y)
     else:
         # x^e = (1/x)^|e| for e < 0; the reciprocal is IEEE-rounded so 1/0 = inf and 1/inf = 0 exactly.
+        if MODE == HALF_INTEGER:
+            x = tl.where(x == 0, 0.0, x)  # -0 as +0: (-0)^(n + 1/2) is +inf or +0, not sqrt(-inf) = NaN
         b = tl.div_rn(1.0, x) if NEGATIVE else x
         y = _int_power(b, N)
         if MODE == HALF_INTEGER:
