@@ -10,15 +10,15 @@ in fp32 and rounded once, and PyTorch first rounds the exponent to the input's d
 Workloads use the exponents models meet most: 2.0 and 3.0 with bases of both signs (so a kernel that computes exp(e
 log x) returns NaN for every negative base), 0.5 with positive bases, exact zeros and a few negative bases (NaN),
 -1.5 with positive bases spanning many decades and exact zeros of both signs (+inf: IEEE pow gives +inf for
-(-0)^-1.5, where (1 / x) * sqrt(1 / x) is sqrt(-inf) = NaN; an fp16 bench base of either sign below 3e-8 rounds
-to a zero of its sign, and one such -0 failed the solution on an H200, 2026-11-28), a non-half-integer exponent, 1.3, on moderate
-positive bases, and 0.0 on bases of both signs of which about a tenth are +-0, +-inf and NaN (`check_zero_exponent`:
-every result is 1, where exp2(0 * log2|x|) is NaN at 0, +-inf and NaN). Magnitudes are spread log-uniformly over the
-range where the result stays finite, plus a few outliers beyond it (whose results overflow to +-inf or flush towards
-0), in contiguous and non-contiguous layouts. No base is an fp32 subnormal (below 2^-126 in magnitude, but not
-zero): Triton's libdevice flushes subnormal arguments to zero by default (`enable_reflect_ftz`), so an honest
-libdevice.pow gets 0 for sqrt(1e-44) where PyTorch's CUDA kernel gets 1e-22 (56 of 4097 elements of `check_sqrt` on
-an H200, 2026-11-28). Such bases are raised to 2^-126.
+(-0)^-1.5, where (1 / x) * sqrt(1 / x) is sqrt(-inf) = NaN; an fp16 bench base of either sign below 3e-8 rounds to a
+zero of its sign, and one such -0 failed the solution on an H200, 2026-11-28), a non-half-integer exponent, 1.3, on
+moderate positive bases, and 0.0 on bases of both signs of which about a tenth are +-0, +-inf and NaN
+(`check_zero_exponent`: every result is 1, where exp2(0 * log2|x|) is NaN at 0, +-inf and NaN). Magnitudes are spread
+log-uniformly over the range where the result stays finite, plus a few outliers beyond it (whose results overflow to
++-inf or flush towards 0), in contiguous and non-contiguous layouts. No base is an fp32 subnormal (below 2^-126 in
+magnitude, but not zero): Triton's libdevice flushes subnormal arguments to zero by default (`enable_reflect_ftz`), so
+an honest libdevice.pow gets 0 for sqrt(1e-44) where PyTorch's CUDA kernel gets 1e-22 (56 of 4097 elements of
+`check_sqrt` on an H200, 2026-11-28). Such bases are raised to 2^-126.
 """
 
 import math

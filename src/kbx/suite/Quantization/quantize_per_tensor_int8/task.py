@@ -20,9 +20,9 @@ Values include saturation at both ends (|y| up to ~600, so the clamp and the ord
 clamp" matter), negative numbers, zeros and non-zero zero points; inputs come 1-D, 2-D and 3-D, contiguous,
 column-major or strided, in fp32, fp16 and bf16 (every input value is exact in fp32, so the dtype only changes
 which values occur). `check_huge` (scale 2^-16) also holds about 2 % of elements with |y| from 1e8 to 1e30 (inputs
-held to the dtype's largest finite value: 65504 / 2^-16 is 4.3e9 in fp16), past what an int32 holds: converting round(y) to
-int32 before the clamp is right there only because a GPU's conversion saturates (the CPU interpreter converts as
-a GPU does; honest/convert_then_clamp), and a kernel that leaves the clamp to an int8 conversion fails.
+held to the dtype's largest finite value: 65504 / 2^-16 is 4.3e9 in fp16), past what an int32 holds: converting
+round(y) to int32 before the clamp is right there only because a GPU's conversion saturates (the CPU interpreter
+converts as a GPU does; honest/convert_then_clamp), and a kernel that leaves the clamp to an int8 conversion fails.
 """
 
 import torch
