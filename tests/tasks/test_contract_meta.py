@@ -55,6 +55,12 @@ def test_an_absolute_allowance_is_read_with_its_reason_and_reaches_the_allowance
     assert read({"kind": "allclose"}).allowance("float32", WORKLOADS[0]).absolute == 0.0
 
 
+def test_rounded_inputs_are_read_with_their_reason():
+    contract = read({"kind": "allclose", "rounded_inputs": {"inputs": ["query"], "reason": " q * scale is rounded "}})
+    assert contract.rounded_inputs == ("query",) and contract.rounded_reason == "q * scale is rounded"
+    assert read({"kind": "allclose"}).rounded_inputs == ()
+
+
 def test_exact_and_quantized_contracts_keep_their_own_fields():
     assert not read({"kind": "exact", "second_opinion": False}).second_opinion
     assert read({"kind": "quantized", "bound": 0.05}).bound == 0.05
@@ -99,6 +105,9 @@ def test_the_contract_read_is_immutable():
         ({"kind": "allclose", "absolute": {"units": 1e6, "reason": "r"}}, "absolute must be"),
         ({"kind": "allclose", "absolute": {"units": "16", "reason": "r"}}, "absolute must be"),
         ({"kind": "exact", "absolute": {"units": 16, "reason": "r"}}, "apply to allclose contracts only"),
+        ({"kind": "allclose", "rounded_inputs": {"inputs": [], "reason": "r"}}, "rounded_inputs must be"),
+        ({"kind": "allclose", "rounded_inputs": {"inputs": ["q"]}}, "rounded_inputs must be"),
+        ({"kind": "exact", "rounded_inputs": {"inputs": ["q"], "reason": "r"}}, "apply to allclose contracts only"),
     ],
 )
 def test_a_malformed_contract_is_refused_through_fail(raw, problem):

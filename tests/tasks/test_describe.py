@@ -33,6 +33,12 @@ def test_an_absolute_allowance_is_rendered_with_its_size_and_reason():
     assert "in absolute terms" not in describe(read_task(default_suite_root() / "Activation" / "silu"))
 
 
+def test_rounded_inputs_are_rendered_with_their_reason():
+    text = describe(read_task(default_suite_root() / "Fusion" / "attention_causal"))
+    assert "P moves query by u_out of the case's dtype" in text and "fused-attention tutorial" in text
+    assert "P moves" not in describe(read_task(default_suite_root() / "Activation" / "silu"))
+
+
 def test_a_bench_workload_checked_but_not_timed_says_so():
     text = describe(read_task(default_suite_root() / "Normalization" / "softmax"))
     assert "bench_over_2_31" in text and "(checked, not timed)" in text

@@ -60,6 +60,8 @@ def test_reads_gelu():
         ('"signature": "(input, approximate=\'none\')"', '"signature": "(input)"', "does not match"),
         ('"dtypes": ["float32", "bfloat16"]', '"dtypes": ["float31"]', "dtype 'float31'"),
         ('"kind": "allclose",', '"kind": "close",', "kind is one of"),
+        ('"kind": "allclose",', '"kind": "allclose", "rounded_inputs": {"inputs": ["x"], "reason": "r"},',
+         "rounded_inputs names x, not parameters of the signature"),
         ('"role": "bench"', '"role": "benchmark"', "role 'benchmark'"),
         ('"name": "gelu"', '"name": "gelu2"', "differs from its folder"),
         ("def make_inputs(workload, dtype, generator)", "def make_inputs(workload, dtype)", "make_inputs must take"),

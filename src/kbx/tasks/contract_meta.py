@@ -20,7 +20,7 @@ from kbx.tasks.spec import (
 )
 
 _ALLCLOSE_KEYS = {"accumulation_dtype", "against_reference", "insensitive", "perturbed_truth", "tensor_cores",
-                  "absolute"}
+                  "absolute", "rounded_inputs"}
 """Contract keys only an `allclose` contract may hold (the float64 truth rule and its exceptions)."""
 _CONTRACT_KEYS = {"kind", "tolerance", "reduction_length", "tf32", "bound", "second_opinion", "ulps"} | _ALLCLOSE_KEYS
 
@@ -80,7 +80,8 @@ def _check_length(length: object, workloads: tuple[Workload, ...], fail: Callabl
 def _truth_fields(raw: dict[str, Any], workloads: tuple[Workload, ...], fail: Callable[[str], TaskError]
                   ) -> dict[str, Any]:
     """The allclose-only keys: accumulation_dtype, against_reference (a reason), perturbed_truth, tensor_cores,
-    insensitive (check workload name -> reason) and absolute (units of u_acc and a reason), validated."""
+    insensitive (check workload name -> reason), absolute (units of u_acc and a reason) and rounded_inputs (input
+    names and a reason), validated."""
     present = _ALLCLOSE_KEYS & raw.keys()
     if present and raw["kind"] != "allclose":
         raise fail(f"{', '.join(sorted(present))} apply to allclose contracts only")
@@ -98,7 +99,7 @@ def _truth_fields(raw: dict[str, Any], workloads: tuple[Workload, ...], fail: Ca
         raise fail("tensor_cores needs the reduction_length its allowance grows with")
     return {"accumulation_dtype": accumulation, "against_reference": reason, "perturbed_truth": perturbed,
             "tensor_cores": tensor_cores, "insensitive": _insensitive(raw.get("insensitive"), workloads, fail),
-            **_absolute(raw.get("absolute"), fail)}
+            **_absolute(raw.get("absolute"), fail), **_rounded(raw.get("rounded_inputs"), fail)}
 
 def _absolute(raw: object, fail: Callable[[str], TaskError]) -> dict[str, Any]:
     """`{"units": N, "reason": "..."}` (N > 0 units of u_acc) as the Contract's absolute_units and absolute_reason."""
@@ -108,6 +109,16 @@ def _absolute(raw: object, fail: Callable[[str], TaskError]) -> dict[str, Any]:
             and raw["reason"].strip() and isinstance(raw["units"], (int, float)) and 0 < raw["units"] <= 256):
         raise fail('absolute must be {"units": N in (0, 256] units of u_acc, "reason": "why"}')
     return {"absolute_units": float(raw["units"]), "absolute_reason": raw["reason"].strip()}
+
+def _rounded(raw: object, fail: Callable[[str], TaskError]) -> dict[str, Any]:
+    """`{"inputs": [input names], "reason": "..."}` as the Contract's rounded_inputs and rounded_reason."""
+    if raw is None:
+        return {}
+    if not (isinstance(raw, dict) and raw.keys() == {"inputs", "reason"} and isinstance(raw["reason"], str)
+            and raw["reason"].strip() and isinstance(raw["inputs"], list) and raw["inputs"]
+            and all(isinstance(name, str) and name for name in raw["inputs"])):
+        raise fail('rounded_inputs must be {"inputs": [input names], "reason": "why"}')
+    return {"rounded_inputs": tuple(raw["inputs"]), "rounded_reason": raw["reason"].strip()}
 
 def _ulps(raw: object, workloads: tuple[Workload, ...], fail: Callable[[str], TaskError]) -> dict[str, Any]:
     """`{"units": N, "workloads": [names], "reason": "..."}` (N in 1..16 ulps) as the Contract's ulps and

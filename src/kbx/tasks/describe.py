@@ -61,6 +61,9 @@ def contract_lines(task: Task) -> list[str]:
             floor = c.allowance(task.dtypes[0], task.workloads[0]).absolute
             lines.append(f"every element may also be off by {c.absolute_units:g} u_acc = {floor:.3g} in absolute "
                          f"terms (and the normwise bound by that times sqrt(elements)): {c.absolute_reason}")
+        if c.rounded_inputs:
+            lines.append(f"P moves {', '.join(c.rounded_inputs)} by u_out of the case's dtype, not by the step above: "
+                         f"{c.rounded_reason}")
     elif c.kind == "allclose":
         lines.append(f"judged against the reference at the task dtype, not a float64 truth: {c.against_reference}")
         lines += [f"{dtype}: atol={tol.atol:g} rtol={tol.rtol:g}" for dtype, tol in c.tolerances.items()]

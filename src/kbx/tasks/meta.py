@@ -117,6 +117,9 @@ class _Reader:
         dtypes = self._dtypes(raw["dtypes"])
         workloads = self._workloads(raw["workloads"])
         contract = read_contract(raw["contract"], dtypes, workloads, self.fail)
+        unknown = set(contract.rounded_inputs) - set(signature.names)
+        if unknown:
+            raise self.fail(f"rounded_inputs names {', '.join(sorted(unknown))}, not parameters of the signature")
         forbidden = self._forbidden(raw.get("forbidden", []))
         input_ranges = self._input_ranges(raw.get("input_ranges", {}), signature)
         defaults_kept = self._defaults_kept(raw.get("defaults_kept", {}), signature)

@@ -237,6 +237,14 @@ class Contract:
     compiles fp32 `/` to `div.full.f32` (2 ulps), so round(x, 2)'s division lands an ulp off."""
     ulps_reason: str = ""
     """Why the contract has `ulps`, rendered with it."""
+    rounded_inputs: tuple[str, ...] = ()
+    """For `allclose`: inputs an honest kernel may scale and round to the task dtype once before it uses them (written
+    in TASK as `{"inputs": [...], "reason": "..."}`): the truth's perturbed runs move them by u_out of the case's
+    dtype rather than by the rule's u_acc step. For attention, which folds the softmax scale into q (and k) and
+    rounds q * scale back to fp16 or bf16, as Triton's fused-attention tutorial and PyTorch's math backend on a GPU
+    do: every score then moves by up to u_out of itself, a perturbation of the input by u_out."""
+    rounded_reason: str = ""
+    """Why the contract has `rounded_inputs`, rendered with the rule."""
 
     def ulps_for(self, workload: Workload) -> int:
         """The ulps an element of `workload` (or of its perturbed copy) may be off by: 0 unless `ulps` names it."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextvars
 import inspect
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -152,13 +153,16 @@ class Moves:
         return moved
 
 
-def moves(inputs: dict[str, Any], delta: float, seed: int, flips: int = 0, checker: bool = False) -> Moves:
-    """The moves of one perturbed run of `inputs`' floating-point tensors (see `perturbed`)."""
+def moves(inputs: dict[str, Any], delta: float, seed: int, flips: int = 0, checker: bool = False,
+          wider: Mapping[str, float] | None = None) -> Moves:
+    """The moves of one perturbed run of `inputs`' floating-point tensors (see `perturbed`); `wider`: inputs moved
+    by a step of their own instead of `delta` (`Contract.rounded_inputs`), on the same signs."""
     signs = {}
     index = 0
     for name, value in inputs.items():
         if isinstance(value, torch.Tensor) and value.is_floating_point():
-            signs[name] = _signs(value, delta, seed, index, flips, checker)
+            step = (wider or {}).get(name, delta)
+            signs[name] = _signs(value, step, seed, index, flips, checker)
             index += 1
     return Moves(signs, {})
 

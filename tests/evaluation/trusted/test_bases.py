@@ -85,7 +85,8 @@ def test_integer_inputs_are_not_counted_or_perturbed(monkeypatch):
 def test_a_definition_that_rounds_with_stored_is_perturbed_after_its_rounding(monkeypatch):
     # add_layer_norm's failure in a sweep: a norm of the stored residual that cancels to nearly 0 had P = 0
     runs = _counting_runs(monkeypatch)
-    inputs = {"x0": torch.randn(64, dtype=torch.float64).float(), "x1": torch.randn(64, dtype=torch.float64).float()}
+    generator = torch.Generator().manual_seed(5)
+    inputs = {name: torch.randn(64, dtype=torch.float64, generator=generator).float() for name in ("x0", "x1")}
 
     def reference(x0, x1):
         h = stored(x0 + x1)
@@ -97,8 +98,10 @@ def test_a_definition_that_rounds_with_stored_is_perturbed_after_its_rounding(mo
     stored_h = (inputs["x0"].double() + inputs["x1"].double()).float().double()
     assert torch.equal(h.truth, stored_h)
     assert bool((h.backward.double() <= delta * stored_h.abs() * (1 + 1e-6)).all())  # moved by delta of itself
-    # the centred output responds to the stored values' moves: as much as any of them moves, up to the mean's
-    assert bool((out.backward.double() >= delta * stored_h.abs() * 0.5).all())
+    # the centred output responds to the stored values' moves: by its own move less the mean's, which is at most
+    # delta times the mean of |h| (an element's bound of half its own move failed on 90 of 300 unseeded draws)
+    floor = delta * (stored_h.abs() - stored_h.abs().mean())
+    assert bool((out.backward.double() >= floor * (1 - 1e-6)).all())
 
 
 def test_a_definition_that_rounds_while_its_truth_runs_by_blocks_of_rows_gets_no_perturbed_runs(monkeypatch):
@@ -229,3 +232,14 @@ def test_attention_runs_its_truth_a_batch_at_a_time_with_the_whole_runs_bases(mo
     by_rows = truth_bases(code.reference, inputs, eager, "float16", task.contract, workload, rows=rows,
                           row_elements=per_row)
     assert _same_bases(whole, by_rows)
+
+
+def test_a_rounded_input_moves_by_u_out_of_the_case_dtype_and_the_others_by_the_rules_step():
+    inputs = {name: value.to(torch.bfloat16) for name, value in _inputs(2, n=4096).items()}
+    eager = [_summed(**inputs)]
+    contract = replace(TRUTH, tolerances=MappingProxyType({"bfloat16": Tolerance(1e-2, 1e-2)}),
+                       rounded_inputs=("x0",), rounded_reason="x0 * scale may be rounded to the dtype")
+    (base,) = truth_bases(_summed, inputs, eager, "bfloat16", contract, W)
+    delta = contract.allowance("bfloat16", W).backward_delta
+    both = 2.0**-8 * inputs["x0"].double().abs() + delta * inputs["x1"].double().abs()  # bf16's u_out for x0
+    assert torch.allclose(base.backward.double(), both, rtol=1e-3, atol=0.0)

@@ -96,6 +96,8 @@ def truth_bases(reference: Any, inputs: dict[str, Any], eager: list[Any], dtype:
     # The case's dtype decides whether the products may run on tensor cores (`Contract.tensor_cores`)
     own = dtype if dtype in UNIT_ROUNDOFF else "float32"
     delta = replace(contract.allowance(own, workload), rule=rule).backward_delta
+    # Inputs an honest kernel may round to the case's dtype once (q * scale in attention) move by u_out of it.
+    wider = {name: max(delta, UNIT_ROUNDOFF[own]) for name in contract.rounded_inputs}
     inputs = with_float_defaults(reference, inputs)
     count = sum(isinstance(v, torch.Tensor) and v.is_floating_point() for v in inputs.values())
     # What the definition rounds mid-way (`stored`) is replayed, moved like one more input (`Replay`); a run by
@@ -109,7 +111,7 @@ def truth_bases(reference: Any, inputs: dict[str, Any], eager: list[Any], dtype:
             moved = argument_moves(inputs, delta, seed, move.flips)
             replay = Replay(rounded, 0.0, seed, 0, False, first=0) if rounded else None
         else:
-            moved = moves(inputs, delta, seed, move.flips, move.checker)
+            moved = moves(inputs, delta, seed, move.flips, move.checker, wider)
             replay = Replay(rounded, delta, seed, move.flips, move.checker, first=count) if rounded else None
         for block, outputs in _runs(reference, inputs, case_dtype, blocks, replay=replay, moved=moved):
             bases = [with_backward(b, m, _first_element(m, block)) if isinstance(m, torch.Tensor) else b

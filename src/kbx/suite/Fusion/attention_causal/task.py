@@ -41,7 +41,25 @@ TASK = {
                   "flex_attention", "softmax", "log_softmax", "exp", "exp2", "matmul", "rmatmul", "mm", "bmm", "mv",
                   "dot", "vdot", "inner", "einsum", "tensordot", "addmm", "addbmm", "baddbmm", "addmv", "linear",
                   "bilinear", "chain_matmul", "multi_dot", "vecdot", "sum", "@"],
-    "contract": {"kind": "allclose", "tolerance": {"float16": [4e-3, 4e-3]}},
+    "contract": {
+        "kind": "allclose", "tolerance": {"float16": [4e-3, 4e-3]},
+        "insensitive": {
+            "workloads": ["check_mqa_d128", "check_g3_kv_longer", "check_q_longer_bshd"],
+            "reason": (
+                "in bfloat16 the query's rounding to the dtype (rounded_inputs) moves every score by up to 2^-8 of "
+                "itself; where an output is a nearly cancelling mean of values of both signs, the truth's response "
+                "to that is more than half of it on 1.1-1.3 % of the elements"
+            ),
+        },
+        "rounded_inputs": {
+            "inputs": ["query"],
+            "reason": (
+                "an honest kernel may fold the softmax scale into the query and round the product "
+                "back to the task dtype once, as Triton's fused-attention tutorial and PyTorch's math "
+                "backend on a GPU do: every score then moves by up to u_out of itself"
+            ),
+        },
+    },
     "workloads": [
         {"name": "smoke", "role": "smoke",
          "params": {"batch": 1, "q_heads": 4, "kv_heads": 2, "s_q": 64, "s_kv": 64, "head_dim": 64}},

@@ -32,7 +32,17 @@ TASK = {
                   "flex_attention", "softmax", "log_softmax", "exp", "exp2", "matmul", "rmatmul", "mm", "bmm", "mv",
                   "dot", "vdot", "inner", "einsum", "tensordot", "addmm", "addbmm", "baddbmm", "addmv", "linear",
                   "bilinear", "chain_matmul", "multi_dot", "vecdot", "sum", "@"],
-    "contract": {"kind": "allclose", "tolerance": {"float16": [4e-3, 4e-3]}},
+    "contract": {
+        "kind": "allclose", "tolerance": {"float16": [4e-3, 4e-3]},
+        "rounded_inputs": {
+            "inputs": ["query"],
+            "reason": (
+                "an honest kernel may fold the softmax scale into the query and round the product "
+                "back to the task dtype once, as Triton's fused-attention tutorial and PyTorch's math "
+                "backend on a GPU do: every score then moves by up to u_out of itself"
+            ),
+        },
+    },
     "workloads": [
         {"name": "smoke", "role": "smoke",
          "params": {"batch": 1, "heads": 2, "s_q": 64, "s_kv": 64, "head_dim": 64, "is_causal": False}},
