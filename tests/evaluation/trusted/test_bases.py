@@ -13,7 +13,7 @@ from kbx.evaluation.trusted import bases
 from kbx.evaluation.trusted.bases import truth_bases
 from kbx.tasks.accuracy import RULE
 from kbx.tasks.spec import Contract, Tolerance, Workload
-from kbx.tasks.truth import perturbations, stored
+from kbx.tasks.truth import argument_perturbations, float_arguments, perturbations, stored
 
 W = Workload("w", "check", MappingProxyType({}))
 TRUTH = Contract("allclose", MappingProxyType({"float32": Tolerance(1e-5, 1e-5)}))
@@ -174,18 +174,22 @@ def _same_bases(one, other) -> bool:
         and a.eager_error == b.eager_error and a.norm == b.norm for a, b in zip(one, other, strict=True))
 
 
-@pytest.mark.parametrize(("dtype", "workload"), [("float32", "check_long_rows"), ("bfloat16", "check_middle")])
-def test_a_truth_run_by_blocks_of_rows_gives_the_whole_runs_bases_bit_for_bit(monkeypatch, suite, dtype, workload):
+@pytest.mark.parametrize(("name", "dtype", "workload", "expected"), [
+    ("softmax", "float32", "check_long_rows", ("input",)), ("softmax", "bfloat16", "check_middle", ("input",)),
+    ("rms_norm_mul", "bfloat16", "check_4097", ("input", "gate")),
+    ("rms_norm_mul", "float16", "check_129_3d", ("input", "gate"))])
+def test_a_truth_run_by_blocks_of_rows_gives_the_whole_runs_bases_bit_for_bit(monkeypatch, suite, name, dtype,
+                                                                              workload, expected):
     from kbx.evaluation.cases import plan_cases
     from kbx.tasks.module import import_task
 
-    task = suite["softmax"]
+    task = suite[name]
     code = import_task(task)
     case = next(c for c in plan_cases(task, "cpu", 3) if c.workload == workload and c.dtype == dtype)
     inputs = code.make_inputs(task.workload(workload), dtype, torch.Generator().manual_seed(case.seed))
     eager = [code.reference(**inputs)]
     rows = code.truth_rows(**inputs)
-    assert rows == ("input",)
+    assert rows == expected
     whole = truth_bases(code.reference, inputs, eager, dtype, task.contract, task.workload(workload))
     runs = _counting_runs(monkeypatch)
     count = inputs["input"].shape[0]
@@ -195,7 +199,9 @@ def test_a_truth_run_by_blocks_of_rows_gives_the_whole_runs_bases_bit_for_bit(mo
     assert blocks is not None and len(blocks.blocks) == -(-count // per_block) >= 3
     by_rows = truth_bases(code.reference, inputs, eager, dtype, task.contract, task.workload(workload), rows=rows)
     assert _same_bases(whole, by_rows)
-    assert len(runs) == (1 + len(perturbations(1))) * len(blocks.blocks)  # the truth and the perturbed runs
+    tensors = sum(isinstance(v, torch.Tensor) and v.is_floating_point() for v in inputs.values())
+    moved = len(perturbations(tensors)) + len(argument_perturbations(len(float_arguments(inputs))))
+    assert len(runs) == (1 + moved) * len(blocks.blocks)  # the truth and the perturbed runs
 
 
 def test_rows_that_do_not_line_up_run_whole():

@@ -60,6 +60,12 @@ def reference(input, weight, gate, eps=1e-06):
     return (x * rstd * weight.float() * (g * torch.sigmoid(g))).to(input.dtype)
 
 
+def truth_rows(input, weight, gate, eps=1e-06):
+    """Each row (all but the last dimension) of the output depends on the same row of `input` and `gate` alone: the
+    float64 truth may run by blocks of rows. Whole, its float64 temporaries outgrow an H200 on the 2^31 bench."""
+    return ("input", "gate") if input.dim() > 1 else None
+
+
 def make_inputs(workload, dtype, generator):
     p = workload.params
     shape = p["shape"]
