@@ -113,3 +113,16 @@ def test_gpu_float_to_int_saturates_and_keeps_the_low_byte_of_8_bit_results():
     assert gpu_float_to_int(values, False, np.dtype(np.uint8)).tolist() == [255, 0, 200, 0, 0]
     assert gpu_float_to_int(values, False, np.dtype(np.int64)).tolist()[-1] == -(2**63)
     assert gpu_float_to_int(values.astype(np.float64), True, np.dtype(np.int32)).tolist()[-1] == -(2**31)
+
+
+def test_own_combine_functions_run_on_blocks_in_a_tree_and_give_the_rows_answers():
+    shimmed, bare = shimmed_and_bare("custom_combines.py")
+    for outcome in (shimmed, bare):
+        assert outcome["welford"] < 1e-4
+        # affine maps composed in int64: exact, so only the row's own order gives these answers
+        assert outcome["compose"] and outcome["compose_scan"] and outcome["compose_scan_reverse"]
+        assert outcome["branchy"]  # Python `if` on the operands: the one-by-one path, which only scalars can take
+    # 6 rows of 256: log2(256) levels of one call each per row, for two reductions and two scans
+    assert shimmed["calls"] == 6 * 8 * 4
+    # The shim's reason to exist: upstream calls a combine function once per element
+    assert bare["calls"] >= 6 * 255 * 4

@@ -20,6 +20,9 @@ Installed in the candidate worker before candidate code is imported, on the CPU 
   of the grid (`inspect.getmembers` over its modules: a fifth of the CPU time of the suite's candidates in `kbx run`
   on 2026-11-27), though the launch patched it already; the shim skips the patching where every language module
   the function sees is patched.
+- `tl.reduce` and `tl.associative_scan` with a kernel's own combine function run it once per element in Python (an
+  honest Welford kernel: 195 s); `kbx.evaluation.candidate.combine_tree` combines whole blocks in a tree, as a GPU
+  combines in a tree too.
 - And one check rather than a shim: every launched kernel must also lower to Triton IR for a GPU
   (`kbx.evaluation.candidate.gpu_frontend`), so a Python body that only the interpreter runs is not a kernel.
 """
@@ -31,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from kbx.evaluation.candidate.block_pointers import install_block_pointers
+from kbx.evaluation.candidate.combine_tree import install_combine_tree
 from kbx.evaluation.candidate.gpu_frontend import install_gpu_frontend_check
 from kbx.evaluation.candidate.libdevice import install_libdevice
 
@@ -43,6 +47,7 @@ def install_interpreter_shims() -> None:
     _shim_float_to_int()
     _shim_device_calls()
     install_block_pointers()
+    install_combine_tree()
     install_gpu_frontend_check()
     install_libdevice()  # after the check, which keeps the libdevice modules as they were for the frontend
 
