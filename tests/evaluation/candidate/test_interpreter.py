@@ -126,3 +126,10 @@ def test_own_combine_functions_run_on_blocks_in_a_tree_and_give_the_rows_answers
     assert shimmed["calls"] == 6 * 8 * 4
     # The shim's reason to exist: upstream calls a combine function once per element
     assert bare["calls"] >= 6 * 255 * 4
+
+
+def test_casts_to_bf16_from_every_dtype_round_as_torch_does_with_the_shims():
+    shimmed, bare = shimmed_and_bare("bf16_casts.py")
+    assert all(shimmed.values()), shimmed
+    # The shim's reason to exist: upstream takes an integer's or a float64's value for a bf16 bit pattern
+    assert not bare["torch.int32->bf16"] and not bare["torch.float64->bf16"]

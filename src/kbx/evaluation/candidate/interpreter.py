@@ -5,9 +5,11 @@ Installed in the candidate worker before candidate code is imported, on the CPU 
   lacks. Timings mean nothing here anyway, so the first config that survives pruning is kept; correctness
   cannot depend on the config a kernel is launched with.
 - The interpreter stores bfloat16 as raw uint16 bit patterns and computes `tl.dot` and arithmetic on bf16 operands
-  on those bit patterns, and it truncates fp32 -> bf16 casts (triton-lang/triton#11584). A GPU multiplies bf16
-  exactly, accumulates in fp32 and rounds casts to nearest-even; the shim does the same, so an honest bf16 kernel
-  is not failed on the CPU for the interpreter's sake.
+  on those bit patterns, truncates fp32 -> bf16 casts (triton-lang/triton#11584), and casts integers, booleans and
+  float64 to bf16 by taking their values for bit patterns (an int4 weight dequantized straight to bf16 came out NaN
+  or subnormal: an honest matmul_w4a16 kernel failed, 2026-11-28). A GPU multiplies bf16 exactly, accumulates in
+  fp32 and rounds casts to nearest-even (integers and float64 through fp32, as torch does); the shim does the same,
+  so an honest bf16 kernel is not failed on the CPU for the interpreter's sake.
 - A mask built from a scalar condition (`pid < n`, alone or `&`-ed with a block mask) reaches the interpreter's loads
   and stores as int32 data, which it refuses ("mask has unsupported dtype"); a GPU broadcasts it. Triton's own
   semantics only let boolean (int1) masks through, so the shim reads any mask's data as booleans.
@@ -106,8 +108,12 @@ def _shim_bfloat16() -> None:
         return original_binary(self, lhs, rhs, op)
 
     def cast_impl(self: Any, src: Any, dst_type: Any) -> Any:
-        if src.dtype.scalar == tl.float32 and dst_type.scalar == tl.bfloat16:
-            return TensorHandle(f32_to_bf16_bits(src.data), tl.bfloat16)
+        if dst_type.scalar == tl.bfloat16:  # upstream takes any other source's values for bit patterns
+            source = src.dtype.scalar
+            if source == tl.float32:
+                return TensorHandle(f32_to_bf16_bits(src.data), tl.bfloat16)
+            if source == tl.float64 or source.is_int() or source.is_bool():  # through fp32, as torch converts
+                return TensorHandle(f32_to_bf16_bits(src.data.astype(np.float32)), tl.bfloat16)
         return original_cast(self, src, dst_type)
 
     InterpreterBuilder.create_dot = create_dot
