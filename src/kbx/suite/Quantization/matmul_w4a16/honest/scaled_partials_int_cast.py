@@ -1,4 +1,6 @@
-"""An honest matmul_w4a16 that keeps the int4 weights exact in the dot and scales each group's fp32 partial sum.
+"""An honest matmul_w4a16 that keeps the int4 weights exact in the dot and scales each group's fp32 partial sum,
+the nibbles cast straight from int32 to the dtype (scaled_partials.py goes through fp32; the CPU interpreter
+once turned this cast into NaNs for bf16, 2026-11-28).
 
 Each program owns a (BLOCK_M x BLOCK_N) output tile and walks K in steps of BLOCK_K = 32 (every group size is
 a multiple, so a step lies in one group). For a step it gathers the weight bytes at k // 2 and picks the nibble
