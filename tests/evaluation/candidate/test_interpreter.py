@@ -133,3 +133,10 @@ def test_casts_to_bf16_from_every_dtype_round_as_torch_does_with_the_shims():
     assert all(shimmed.values()), shimmed
     # The shim's reason to exist: upstream takes an integer's or a float64's value for a bf16 bit pattern
     assert not bare["torch.int32->bf16"] and not bare["torch.float64->bf16"]
+
+
+def test_float_arguments_and_loop_variables_are_tensors_as_on_a_gpu_with_the_shims():
+    shimmed, bare = shimmed_and_bare("scalar_tensors.py")
+    assert all(shimmed.values()), shimmed
+    # The shim's reason to exist: upstream gives them as Python numbers, which have no `.to` and do not promote
+    assert not bare["loop_variable"] and not bare["float_argument"] and not bare["promoted"]

@@ -25,6 +25,12 @@ Installed in the candidate worker before candidate code is imported, on the CPU 
 - `tl.reduce` and `tl.associative_scan` with a kernel's own combine function run it once per element in Python (an
   honest Welford kernel: 195 s); `kbx.evaluation.candidate.combine_tree` combines whole blocks in a tree, as a GPU
   combines in a tree too.
+- A kernel's float argument and the variable of a `range` / `tl.range` loop are Python numbers under the
+  interpreter, but rank-0 tensors on a GPU (fp32; an induction variable of the bounds' type), so `lo.to(x.dtype)` or
+  `block.to(tl.int64)` (how grid-stride kernels widen offsets) failed on the CPU only, and `x * alpha` on fp16 `x`
+  stayed fp16 where a GPU promotes it to fp32. The shim makes float arguments fp32 tensors and assigns each such
+  loop variable through `to_tensor` at the top of the loop's body; `tl.static_range`'s stays a Python int, a
+  constexpr on a GPU too.
 - And one check rather than a shim: every launched kernel must also lower to Triton IR for a GPU
   (`kbx.evaluation.candidate.gpu_frontend`), so a Python body that only the interpreter runs is not a kernel.
 """
@@ -48,6 +54,7 @@ def install_interpreter_shims() -> None:
     _shim_masks()
     _shim_float_to_int()
     _shim_device_calls()
+    _shim_scalars()
     install_block_pointers()
     install_combine_tree()
     install_gpu_frontend_check()
@@ -211,3 +218,39 @@ def _shim_device_calls() -> None:
 
     patch_lang._kbx_shimmed = True  # type: ignore[attr-defined]
     interpreter._patch_lang = patch_lang
+
+
+def _shim_scalars() -> None:
+    import ast
+
+    import triton.language as tl
+    from triton.runtime import interpreter
+
+    if getattr(interpreter._implicit_cvt, "_kbx_shimmed", False):
+        return
+    original = interpreter._implicit_cvt
+
+    def implicit_cvt(arg: Any) -> Any:
+        if isinstance(arg, float):  # a GPU takes a Python float argument as fp32
+            return tl.tensor(interpreter.TensorHandle(np.array([arg], dtype=np.float32), tl.float32), tl.float32)
+        return original(arg)
+
+    def visit_For(self: Any, node: ast.For) -> ast.For:  # noqa: N802 - ast.NodeTransformer's naming
+        node = self.generic_visit(node)
+        call = node.iter
+        name = getattr(call, "func", None)
+        runtime_range = isinstance(call, ast.Call) and (
+            (isinstance(name, ast.Name) and name.id == "range") or (isinstance(name, ast.Attribute)
+                                                                     and name.attr == "range"))
+        if runtime_range and isinstance(node.target, ast.Name):
+            convert = ast.Attribute(value=ast.Name(id="interpreter_semantic", ctx=ast.Load()), attr="to_tensor",
+                                    ctx=ast.Load())
+            node.body.insert(0, ast.Assign(
+                targets=[ast.Name(id=node.target.id, ctx=ast.Store())],
+                value=ast.Call(func=convert, args=[ast.Name(id=node.target.id, ctx=ast.Load()),
+                                                   ast.Constant(value=False)], keywords=[])))
+        return node
+
+    implicit_cvt._kbx_shimmed = True  # type: ignore[attr-defined]
+    interpreter._implicit_cvt = implicit_cvt
+    interpreter.ASTTransformer.visit_For = visit_For
