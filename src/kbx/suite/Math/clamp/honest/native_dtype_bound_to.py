@@ -3,8 +3,10 @@
 A bound of None becomes -inf (min) or +inf (max), which clamps nothing, so one kernel serves every case. The bounds
 are rounded to the input dtype inside the kernel and the clamp is `minimum(maximum(x, lo), hi)` in that dtype
 (rounding is monotone, so this equals clamping in fp32 and rounding), with `max` applied last so that min > max
-gives max; NaN is restored explicitly, since a GPU's min/max return the other operand. The input (up to 3-D) is
-read through its strides on a (row, column-block) grid, where the solution walks dense memory with flags.
+gives max; NaN is restored explicitly, since a GPU's min/max return the other operand. The input (up to 3-D) is read
+through its strides on a (row, column-block) grid, where the solution walks dense memory with flags. The bounds are
+rounded with `lo.to(x.dtype)`, a method the CPU interpreter lacked for a Python float argument until kbx's shim
+(2026-11-28).
 
 Expected to pass (`kbx.tasks.suite_check`): a false rejection of it is a defect of the contract or the harness.
 """

@@ -3,7 +3,8 @@
 The wrapper makes the input contiguous and launches a fixed number of programs (a few per SM on a GPU, capped by
 the number of blocks); each loops over blocks `pid, pid + n_programs, ...` with int64 offsets and keeps x where
 x > 0 and 0 elsewhere, in the input dtype itself (a select, so nothing rounds). The solution launches one program
-per block instead.
+per block instead. The loop variable is widened with `block.to(tl.int64)`, a method the CPU interpreter lacked
+for a Python int until kbx's shim (2026-11-28).
 
 Expected to pass (`kbx.tasks.suite_check`): a false rejection of it is a defect of the contract or the harness.
 """
