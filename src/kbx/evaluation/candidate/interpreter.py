@@ -26,11 +26,11 @@ Installed in the candidate worker before candidate code is imported, on the CPU 
   honest Welford kernel: 195 s); `kbx.evaluation.candidate.combine_tree` combines whole blocks in a tree, as a GPU
   combines in a tree too.
 - A kernel's float argument and the variable of a `range` / `tl.range` loop are Python numbers under the
-  interpreter, but rank-0 tensors on a GPU (fp32; an induction variable of the bounds' type), so `lo.to(x.dtype)` or
-  `block.to(tl.int64)` (how grid-stride kernels widen offsets) failed on the CPU only, and `x * alpha` on fp16 `x`
-  stayed fp16 where a GPU promotes it to fp32. The shim makes float arguments fp32 tensors and assigns each such
-  loop variable through `to_tensor` at the top of the loop's body; `tl.static_range`'s stays a Python int, a
-  constexpr on a GPU too.
+  interpreter, but rank-0 tensors on a GPU (fp32 for the argument, an integer for the loop variable), so
+  `lo.to(x.dtype)` or `block.to(tl.int64)` (how grid-stride kernels widen offsets) failed on the CPU only, and
+  `x * alpha` on fp16 `x` stayed fp16 where a GPU promotes it to fp32. The shim makes float arguments fp32 tensors
+  and assigns each such loop variable through `to_tensor` (int32, int64 past 2^31) at the top of the loop's body;
+  `tl.static_range`'s stays a Python int, a constexpr on a GPU too.
 - And one check rather than a shim: every launched kernel must also lower to Triton IR for a GPU
   (`kbx.evaluation.candidate.gpu_frontend`), so a Python body that only the interpreter runs is not a kernel.
 """
