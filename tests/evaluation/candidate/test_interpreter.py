@@ -121,9 +121,11 @@ def test_own_combine_functions_run_on_blocks_in_a_tree_and_give_the_rows_answers
         assert outcome["welford"] < 1e-4
         # affine maps composed in int64: exact, so only the row's own order gives these answers
         assert outcome["compose"] and outcome["compose_scan"] and outcome["compose_scan_reverse"]
+        assert outcome["tiles"]  # a 2-D tile along either axis, keep_dims, and a scan down its columns
         assert outcome["branchy"]  # Python `if` on the operands: the one-by-one path, which only scalars can take
-    # 6 rows of 256: log2(256) levels of one call each per row, for two reductions and two scans
-    assert shimmed["calls"] == 6 * 8 * 4
+    # 6 rows of 256: log2(256) levels of one call each per row, for two reductions and two scans; then an 8 x 32
+    # tile: log2(32) levels along its rows, log2(8) down its columns, and log2(8) for the scan down them
+    assert shimmed["calls"] == 6 * 8 * 4 + 5 + 3 + 3
     # The shim's reason to exist: upstream calls a combine function once per element
     assert bare["calls"] >= 6 * 255 * 4
 
