@@ -43,3 +43,15 @@ def test_the_summary_gives_the_geomeans_without_uncompetitive_tasks_and_the_wors
     assert script._worst({}, "compile") == "not run"
     assert script._baseline(tasks["matmul_tf32"]) == "baseline(), TF32"
     assert script._baseline(tasks["qr"]) == "reference, uncompetitive"
+
+
+def test_timed_runs_count_distinct_runs_of_the_code_as_it_is_now_and_the_failures():
+    script = _script()
+    relu = {t.name: t for t in load_suite(default_suite_root())}["relu"]
+    passed = [{**_row(relu, 1.0, 1.0, {"bench": 1.0}), "run": run} for run in ("a", "b", "b")]
+    failed = {**_row(relu, 1.0, 1.0, {}), "run": "c", "status": "MISMATCH", "speedup_eager": None}
+    older = {**_row(relu, 1.0, 1.0, {}), "run": "d", "candidate_hash": "an earlier solution"}
+    assert script._runs_passed(relu, passed) == (2, 2)  # run b's two rows count once
+    assert script._runs_passed(relu, [*passed, failed, older]) == (2, 3)
+    line = script._runs_line([relu], {"relu": [*passed, failed]})
+    assert line.endswith(": 1 solution in 2 runs; failed in a run: relu.")
