@@ -17,6 +17,10 @@ are spread around 0.5 with a standard deviation of about 2.2 and a few outliers 
 taken often and delta changes the result. The default tolerances hold: the solution uses at most 1% of the fp32
 tolerance and matches the bf16 reference computed on the CPU; PyTorch's GPU kernel also rounds its intermediate
 products to bf16, a few roundings (under 1.2% together) that the bf16 tolerance covers.
+
+In two workloads the target's layout differs from the input's (a contiguous target with a transposed
+input, a transposed target with a strided input): a kernel that reads the target through the input's strides
+passed while the two always shared one layout.
 """
 
 import torch.nn.functional as F
@@ -42,9 +46,11 @@ TASK = {
         {"name": "check_none_2d", "role": "check", "params": {"shape": [127, 129], "reduction": "none", "delta": 2.0}},
         {"name": "check_delta_4", "role": "check", "params": {"shape": [129, 65], "reduction": "none", "delta": 4.0}},
         {"name": "check_mean_transposed", "role": "check",
-         "params": {"shape": [129, 127], "reduction": "mean", "delta": 1.0, "layout": "transposed"}},
+         "params": {"shape": [129, 127], "reduction": "mean", "delta": 1.0, "layout": "transposed",
+                    "target_layout": "contiguous"}},
         {"name": "check_none_strided", "role": "check",
-         "params": {"shape": [5, 33, 65], "reduction": "none", "delta": 1.0, "layout": "strided"}},
+         "params": {"shape": [5, 33, 65], "reduction": "none", "delta": 1.0,
+                    "layout": "strided", "target_layout": "transposed"}},
         {"name": "check_sum_strided", "role": "check",
          "params": {"shape": [65, 257], "reduction": "sum", "delta": 2.0, "layout": "strided"}},
         {"name": "bench_mean", "role": "bench", "params": {"shape": [32768, 16384], "reduction": "mean", "delta": 1.0}},
@@ -63,5 +69,6 @@ def make_inputs(workload, dtype, generator):
     x = inputs.with_outliers(x, generator, fraction=1e-3, magnitude=30.0)
     y = inputs.randn(p["shape"], dtype, generator, scale=1.0)
     layout = p.get("layout", "contiguous")
-    return {"input": inputs.layout(x, layout), "target": inputs.layout(y, layout), "reduction": p["reduction"],
+    target_layout = p.get("target_layout", layout)  # a target laid out unlike the input, in two workloads
+    return {"input": inputs.layout(x, layout), "target": inputs.layout(y, target_layout), "reduction": p["reduction"],
             "delta": p["delta"]}

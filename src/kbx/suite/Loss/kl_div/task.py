@@ -16,6 +16,10 @@ to use for a true KL divergence) the most common, also on a 3-D input (`check_ba
 not the number of rows); 2-D and 3-D inputs with sizes straddling block sizes (127, 129, 4097), transposed and
 strided inputs. The default tolerances hold: the solution uses at most 2% of the fp32
 tolerance and 40% of the bf16 one (PyTorch evaluates the terms op by op in bf16).
+
+In two workloads the target's layout differs from the input's (a contiguous target with a transposed
+input, a transposed target with a strided input): a kernel that reads the target through the input's strides
+passed while the two always shared one layout.
 """
 
 import torch
@@ -63,9 +67,11 @@ TASK = {
         {"name": "check_none", "role": "check", "params": {"shape": [127, 129], "reduction": "none",
                                                           "log_target": False}},
         {"name": "check_batchmean_transposed", "role": "check",
-         "params": {"shape": [129, 127], "reduction": "batchmean", "log_target": False, "layout": "transposed"}},
+         "params": {"shape": [129, 127], "reduction": "batchmean", "log_target": False, "layout": "transposed",
+                    "target_layout": "contiguous"}},
         {"name": "check_none_strided", "role": "check",
-         "params": {"shape": [3, 33, 65], "reduction": "none", "log_target": True, "layout": "strided"}},
+         "params": {"shape": [3, 33, 65], "reduction": "none", "log_target": True,
+                    "layout": "strided", "target_layout": "transposed"}},
         {"name": "bench_batchmean", "role": "bench",
          "params": {"shape": [16384, 32000], "reduction": "batchmean", "log_target": False}},
         {"name": "bench_none", "role": "bench",
@@ -89,6 +95,7 @@ def make_inputs(workload, dtype, generator):
         t = torch.softmax(logits, dim=-1)
         t = torch.where(inputs.uniform(shape, 0.0, 1.0, "float32", generator) < 0.1, 0.0, t)
     layout = p.get("layout", "contiguous")
+    target_layout = p.get("target_layout", layout)  # a target laid out unlike the input, in two workloads
     cast = inputs.torch_dtype(dtype)
-    return {"input": inputs.layout(x.to(cast), layout), "target": inputs.layout(t.to(cast), layout),
+    return {"input": inputs.layout(x.to(cast), layout), "target": inputs.layout(t.to(cast), target_layout),
             "reduction": p["reduction"], "log_target": p["log_target"]}

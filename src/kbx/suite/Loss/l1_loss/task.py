@@ -14,6 +14,10 @@ and a few outliers of +-30; the signs of the differences are mixed, so taking |.
 smaller result. The 'sum' results grow with N (to about 3e4 here, within fp16's range); the default tolerances
 hold: the solution uses at most 2% of the fp32 tolerance, and its fp16 sums differ from the
 reference by at most one fp16 ulp of the total (about half the tolerance).
+
+In two workloads the target's layout differs from the input's (a contiguous target with a transposed
+input, a transposed target with a strided input): a kernel that reads the target through the input's strides
+passed while the two always shared one layout.
 """
 
 import torch.nn.functional as F
@@ -40,9 +44,11 @@ TASK = {
         {"name": "check_sum_2d", "role": "check", "params": {"shape": [129, 127], "reduction": "sum"}},
         {"name": "check_none_2d", "role": "check", "params": {"shape": [127, 129], "reduction": "none"}},
         {"name": "check_mean_transposed", "role": "check",
-         "params": {"shape": [129, 127], "reduction": "mean", "layout": "transposed"}},
+         "params": {"shape": [129, 127], "reduction": "mean", "layout": "transposed",
+                    "target_layout": "contiguous"}},
         {"name": "check_none_strided", "role": "check",
-         "params": {"shape": [5, 33, 65], "reduction": "none", "layout": "strided"}},
+         "params": {"shape": [5, 33, 65], "reduction": "none",
+                    "layout": "strided", "target_layout": "transposed"}},
         {"name": "check_sum_strided", "role": "check",
          "params": {"shape": [65, 257], "reduction": "sum", "layout": "strided"}},
         {"name": "bench_mean", "role": "bench", "params": {"shape": [32768, 16384], "reduction": "mean"}},
@@ -61,4 +67,5 @@ def make_inputs(workload, dtype, generator):
     x = inputs.with_outliers(x, generator, fraction=1e-3, magnitude=30.0)
     y = inputs.randn(p["shape"], dtype, generator, scale=1.0)
     layout = p.get("layout", "contiguous")
-    return {"input": inputs.layout(x, layout), "target": inputs.layout(y, layout), "reduction": p["reduction"]}
+    target_layout = p.get("target_layout", layout)  # a target laid out unlike the input, in two workloads
+    return {"input": inputs.layout(x, layout), "target": inputs.layout(y, target_layout), "reduction": p["reduction"]}

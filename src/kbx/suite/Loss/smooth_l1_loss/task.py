@@ -16,6 +16,10 @@ straddle block sizes (127, 129, 4097), and transposed or strided (non-contiguous
 are spread around 0.5 with a standard deviation of about 2.2 and a few outliers of +-30, so both branches are
 taken often and beta changes the result. The default tolerances hold: the solution uses at most 2% of the fp32
 tolerance and about 25% of the bf16 one (PyTorch rounds its intermediate products in bf16).
+
+In two workloads the target's layout differs from the input's (a contiguous target with a transposed
+input, a transposed target with a strided input): a kernel that reads the target through the input's strides
+passed while the two always shared one layout.
 """
 
 import torch.nn.functional as F
@@ -41,9 +45,11 @@ TASK = {
         {"name": "check_none_2d", "role": "check", "params": {"shape": [127, 129], "reduction": "none", "beta": 2.0}},
         {"name": "check_beta_zero", "role": "check", "params": {"shape": [129, 65], "reduction": "none", "beta": 0.0}},
         {"name": "check_mean_transposed", "role": "check",
-         "params": {"shape": [129, 127], "reduction": "mean", "beta": 1.0, "layout": "transposed"}},
+         "params": {"shape": [129, 127], "reduction": "mean", "beta": 1.0, "layout": "transposed",
+                    "target_layout": "contiguous"}},
         {"name": "check_none_strided", "role": "check",
-         "params": {"shape": [5, 33, 65], "reduction": "none", "beta": 1.0, "layout": "strided"}},
+         "params": {"shape": [5, 33, 65], "reduction": "none", "beta": 1.0,
+                    "layout": "strided", "target_layout": "transposed"}},
         {"name": "check_sum_strided", "role": "check",
          "params": {"shape": [65, 257], "reduction": "sum", "beta": 2.0, "layout": "strided"}},
         {"name": "bench_mean", "role": "bench", "params": {"shape": [32768, 16384], "reduction": "mean", "beta": 1.0}},
@@ -62,5 +68,6 @@ def make_inputs(workload, dtype, generator):
     x = inputs.with_outliers(x, generator, fraction=1e-3, magnitude=30.0)
     y = inputs.randn(p["shape"], dtype, generator, scale=1.0)
     layout = p.get("layout", "contiguous")
-    return {"input": inputs.layout(x, layout), "target": inputs.layout(y, layout), "reduction": p["reduction"],
+    target_layout = p.get("target_layout", layout)  # a target laid out unlike the input, in two workloads
+    return {"input": inputs.layout(x, layout), "target": inputs.layout(y, target_layout), "reduction": p["reduction"],
             "beta": p["beta"]}
