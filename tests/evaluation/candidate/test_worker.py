@@ -54,3 +54,14 @@ def test_any_other_fault_of_the_bookkeeping_is_raised():
         with pytest.raises(type(exc)):
             session._harness_failed(7, exc, "handing the outputs over")
         assert sent.messages == []
+
+
+def test_on_the_cpu_an_output_element_a_kernel_never_writes_is_nan_whatever_the_allocator_gave(suite, cpu_evaluator):
+    # relu's wrong/stores_positives_only writes the positive outputs only; the zeros are left to torch.empty.
+    from kbx.candidates.source import Candidate
+
+    task = suite["relu"]
+    path = task.solution_file.parent / "wrong" / "stores_positives_only.py"
+    evaluation = cpu_evaluator.evaluate(task, Candidate(str(path), task.name, path.read_text()))
+    assert evaluation.status.value == "MISMATCH"
+    assert "got nan, expected 0" in evaluation.message

@@ -1,0 +1,31 @@
+"""Writes only the positive outputs: the zeros are left to whatever `torch.empty` handed out.
+
+The store is masked by `x > 0` as well as by the tail, so every element where ReLU gives 0 keeps the memory the
+allocator returned. Fresh pages are zero, so on a machine that hands them out the output looks right; memory that
+was used before (a GPU's caching allocator, a reused CPU block) holds stale values there. The candidate worker on
+the CPU fills new memory with NaN (`kbx.evaluation.candidate.worker.poison_new_memory`), so there the zeros come out
+NaN on every case, whatever the allocator did (tests/evaluation/candidate/test_worker.py).
+"""
+
+import torch
+import triton
+import triton.language as tl
+
+EXPECT = "MISMATCH"
+
+
+@triton.jit
+def _relu_positive_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    in_range = offsets < n
+    x = tl.load(x_ptr + offsets, mask=in_range, other=0.0)
+    tl.store(y_ptr + offsets, x, mask=in_range & (x > 0))  # BUG: the zeros are never written
+
+
+def relu(input):
+    x = input.contiguous()
+    out = torch.empty_like(x)
+    n = x.numel()
+    if n:
+        _relu_positive_kernel[(triton.cdiv(n, 4096),)](x, out, n, BLOCK=4096)
+    return out
