@@ -26,6 +26,31 @@ def test_allocations_views_and_copies_are_not_work(recorder):
     assert dict(recorder.tally({"x": x}).ops) == {}
 
 
+def test_in_place_views_and_composite_copies_are_not_work(recorder):
+    # F.pad's constant border, repeat and narrow_copy are full/cat, expand+contiguous and narrow+clone, which are
+    # allowed; squeeze_/t_ change metadata only. An honest causal_conv1d (host F.pad), max_pool2d (F.pad with -inf)
+    # and cumsum (y.squeeze_(0)) were REJECTED_RUNTIME for them (2026-11-28).
+    x = torch.randn(64, 64)
+    with recorder.recording():
+        torch.nn.functional.pad(x, (3, 0))
+        torch.nn.functional.pad(x, (1, 1, 1, 1), value=float("-inf"))
+        x.repeat(2, 1)
+        x.narrow_copy(1, 0, 32)
+        y = x.clone()
+        y.unsqueeze_(0).squeeze_(0).t_()
+        y.transpose_(0, 1)
+        y.as_strided_((32, 64), (64, 1))
+    assert dict(recorder.tally({"x": x}).ops) == {}
+
+
+def test_copies_not_composed_of_allowed_ops_are_still_counted(recorder):
+    x = torch.randn(64, 64)
+    with recorder.recording():
+        torch.nn.functional.pad(x, (2, 2), mode="reflect")
+        x.flip(0)
+    assert set(recorder.tally({"x": x}).ops) == {"aten.reflection_pad1d", "aten.flip"}
+
+
 def test_many_small_operators_add_up(recorder):
     x = torch.randn(4096)
     with recorder.recording():

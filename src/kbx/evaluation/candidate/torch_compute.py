@@ -41,8 +41,13 @@ ALLOWED = frozenset({
     "select", "slice", "squeeze", "unsqueeze", "unbind", "split", "split_with_sizes", "chunk", "narrow", "flatten",
     "unflatten", "detach", "alias", "movedim", "view_as", "expand_as", "diagonal", "unfold", "view_as_real",
     "view_as_complex", "_local_scalar_dense", "is_same_size", "sym_size", "sym_stride", "sym_numel",
+    # the same views made in place on the tensor itself (metadata only: `y.squeeze_(0)`, `out.t_()`)
+    "unsqueeze_", "squeeze_", "transpose_", "t_", "as_strided_", "swapaxes_", "swapdims_",
     # copies (contiguous, clone, .to(dtype), cat/stack of results)
     "clone", "copy_", "_to_copy", "contiguous", "cat", "stack", "_copy_from", "_copy_from_and_resize",
+    # copies that are compositions of the above: a constant border (`F.pad(x, ..., value=v)`: `full` + `cat`),
+    # tiling (`repeat`: `expand` + `contiguous`), a narrowed copy (`narrow` + `clone`)
+    "constant_pad_nd", "repeat", "narrow_copy",
 })
 """ATen operator packets (`func.overloadpacket.__name__`) an honest wrapper may run on tensors of any size."""
 
