@@ -106,3 +106,28 @@ def test_modules_reached_through_other_modules_are_judged_as_themselves(code, ru
 )
 def test_names_that_stay_in_their_own_package_are_unchanged(dotted):
     assert reached_name(dotted) == dotted
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "from triton.tools.tensor_descriptor import TensorDescriptor\nd = TensorDescriptor.from_tensor(x, [64])",
+        "import triton.tools.tensor_descriptor as td\nd = td.TensorDescriptor(x, x.shape, x.stride(), [64])",
+    ],
+)
+def test_host_tensor_descriptors_are_allowed(code):
+    # a plain dataclass Triton's tutorials pass to kernels; the rest of triton.tools compiles C and stays forbidden
+    assert violation(code) is None
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import triton.tools.tensor_descriptor as td\nf = td.validate_block_shape",
+        "from triton.tools.compile import main",
+        "import triton.tools.link",
+    ],
+)
+def test_the_rest_of_triton_tools_stays_forbidden(code):
+    found = violation(code)
+    assert found is not None and found.rule == "forbidden_call", found

@@ -205,8 +205,22 @@ def reached_name(dotted: str) -> str:
     return real_name(dotted, (*ALLOWED_MODULES, *ALIAS_ROOTS))
 
 
+ALLOWED_UNDER_FORBIDDEN = ("triton.tools.tensor_descriptor.TensorDescriptor",)
+"""Names under a forbidden prefix that may be used (and their attributes), with the module that holds them:
+`triton.tools.tensor_descriptor.TensorDescriptor` is a plain dataclass (base, shape, strides, block shape) that
+Triton's tutorials pass to kernels as a host-side TMA descriptor; it compiles nothing, unlike the rest of
+`triton.tools`. The module's other names (`validate_block_shape`, ...) stay forbidden with `triton.tools`."""
+
+
+def _allowed_under_forbidden(dotted: str) -> bool:
+    return any(dotted == name or dotted.startswith(name + ".") or dotted == name.rpartition(".")[0]
+               for name in ALLOWED_UNDER_FORBIDDEN)
+
+
 def forbidden_reason(dotted: str) -> str | None:
     """Why the dotted name (or a module it lies under) may not be used, or None when it may."""
+    if _allowed_under_forbidden(dotted):
+        return None
     for name, reason in FORBIDDEN_CALLS.items():
         if dotted == name or dotted.startswith(name + "."):
             return reason

@@ -142,3 +142,10 @@ def test_float_arguments_and_loop_variables_are_tensors_as_on_a_gpu_with_the_shi
     assert all(shimmed.values()), shimmed
     # The shim's reason to exist: upstream gives them as Python numbers, which have no `.to` and do not promote
     assert not bare["loop_variable"] and not bare["float_argument"] and not bare["promoted"]
+
+
+def test_tensor_descriptors_work_with_the_shims():
+    # the mask shim passed no keyword arguments on, and the interpreter's descriptor loads give `cache_policy`
+    # (an honest silu on host TensorDescriptors was a RUNTIME_ERROR, 2026-11-28)
+    shimmed, bare = shimmed_and_bare("tensor_descriptors.py")
+    assert shimmed == bare == {"device": True, "host": True}

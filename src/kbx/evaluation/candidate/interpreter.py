@@ -181,14 +181,16 @@ def _shim_masks() -> None:
         data = np.asarray(mask.data)
         return mask if data.dtype == np.bool_ else TensorHandle(data != 0, mask.dtype.scalar)
 
-    def create_masked_load(self: Any, ptrs: Any, mask: Any, other: Any, *args: Any) -> Any:
-        return load(self, ptrs, boolean(mask), other, *args)
+    # keyword arguments pass through: the interpreter's tensor descriptors load with `cache_policy=...` (dropping
+    # them made every descriptor load a TypeError, 2026-11-28)
+    def create_masked_load(self: Any, ptrs: Any, mask: Any, other: Any, *args: Any, **kwargs: Any) -> Any:
+        return load(self, ptrs, boolean(mask), other, *args, **kwargs)
 
-    def create_masked_store(self: Any, ptrs: Any, value: Any, mask: Any, *args: Any) -> Any:
-        return store(self, ptrs, value, boolean(mask), *args)
+    def create_masked_store(self: Any, ptrs: Any, value: Any, mask: Any, *args: Any, **kwargs: Any) -> Any:
+        return store(self, ptrs, value, boolean(mask), *args, **kwargs)
 
-    def create_atomic_rmw(self: Any, op: Any, ptr: Any, val: Any, mask: Any, *args: Any) -> Any:
-        return rmw(self, op, ptr, val, boolean(mask), *args)
+    def create_atomic_rmw(self: Any, op: Any, ptr: Any, val: Any, mask: Any, *args: Any, **kwargs: Any) -> Any:
+        return rmw(self, op, ptr, val, boolean(mask), *args, **kwargs)
 
     for shim in (create_masked_load, create_masked_store, create_atomic_rmw):
         shim._kbx_shimmed = True  # type: ignore[attr-defined]
