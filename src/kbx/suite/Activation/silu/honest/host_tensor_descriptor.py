@@ -1,8 +1,8 @@
 """An honest silu with TMA-style tensor descriptors built on the host (`triton.tools.tensor_descriptor.
 TensorDescriptor`, as Triton's own tutorials do on Hopper): the contiguous input and output are each described as
 one 1-D tensor (a 1-D descriptor has no stride alignment rule, only the 16-byte aligned base torch's allocator
-gives), each program loads a BLOCK of 256 (the largest TMA box) with `desc.load([offset])` (out-of-bounds lanes read zero) and stores with
-`desc.store` (clipped at the end); x * sigmoid(x) in fp32, one rounding.
+gives), each program loads a BLOCK of 256 (the largest TMA box) with `desc.load([offset])` (out-of-bounds lanes
+read zero) and stores with `desc.store` (clipped at the end); x * sigmoid(x) in fp32, one rounding.
 
 Expected to pass (`kbx.tasks.suite_check`): a false rejection of it is a defect of the contract or the harness.
 """
