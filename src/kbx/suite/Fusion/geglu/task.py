@@ -19,6 +19,10 @@ saturated tails all occur; `up` is wide too (std 4, offset 0.5), so that the tan
 (off by up to ~5e-4 for gate in [-3, -1]) shows in float16. Workloads cover a 1-D tail (4097), 2-D and 3-D
 shapes with odd sizes (127/129), gate and up transposed, and the packed layout of `proj(x).chunk(2, -1)`, where
 gate and up are the two halves of one (..., 2I) tensor: strided views whose rows are 2I apart.
+
+In two workloads up's layout differs from gate's (a contiguous up with a transposed gate in
+`check_transposed`, a transposed up with a contiguous gate in `check_3d`): a kernel that reads one operand
+through the other's strides, or walks each in its own memory order, passed while the two shared one layout.
 """
 
 import torch
@@ -50,8 +54,9 @@ TASK = {
         {"name": "smoke", "role": "smoke", "params": {"shape": [8, 100]}},
         {"name": "check_tail", "role": "check", "params": {"shape": [4097]}},
         {"name": "check_2d", "role": "check", "params": {"shape": [129, 127]}},
-        {"name": "check_3d", "role": "check", "params": {"shape": [3, 33, 65]}},
-        {"name": "check_transposed", "role": "check", "params": {"shape": [127, 129], "layout": "transposed"}},
+        {"name": "check_3d", "role": "check", "params": {"shape": [3, 33, 65], "up_layout": "transposed"}},
+        {"name": "check_transposed", "role": "check",
+         "params": {"shape": [127, 129], "layout": "transposed", "up_layout": "contiguous"}},
         {"name": "check_packed", "role": "check", "params": {"shape": [5, 17, 129], "layout": "packed"}},
         {"name": "bench", "role": "bench", "params": {"shape": [32768, 16384]}},
         {"name": "bench_packed", "role": "bench", "params": {"shape": [8, 4096, 10240], "layout": "packed"}},
@@ -75,4 +80,5 @@ def make_inputs(workload, dtype, generator):
     if layout == "packed":
         return {"gate": both[..., n:], "up": both[..., :n]}
     up, gate = both[..., :n].contiguous(), both[..., n:].contiguous()
-    return {"gate": inputs.layout(gate, layout), "up": inputs.layout(up, layout)}
+    # up laid out unlike gate in two workloads (up_layout)
+    return {"gate": inputs.layout(gate, layout), "up": inputs.layout(up, p.get("up_layout", layout))}

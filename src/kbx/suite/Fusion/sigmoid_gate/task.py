@@ -16,6 +16,10 @@ Inputs: `gate` is wide (std 3) with outliers of +-30, so the sigmoid's middle an
 `input` is normal with an offset. Workloads cover a 1-D tail (4097), 2-D and 3-D shapes with odd sizes
 (127/129), both operands transposed, and the packed layout where input and gate are the two halves of one
 (..., 2D) projection: strided views whose rows are 2D apart.
+
+In two workloads gate's layout differs from input's (a contiguous gate with a transposed input in
+`check_transposed`, a transposed gate with a contiguous input in `check_3d`): a kernel that reads one operand
+through the other's strides, or walks each in its own memory order, passed while the two shared one layout.
 """
 
 import torch
@@ -36,8 +40,9 @@ TASK = {
         {"name": "smoke", "role": "smoke", "params": {"shape": [8, 100]}},
         {"name": "check_tail", "role": "check", "params": {"shape": [4097]}},
         {"name": "check_2d", "role": "check", "params": {"shape": [129, 127]}},
-        {"name": "check_3d", "role": "check", "params": {"shape": [3, 33, 65]}},
-        {"name": "check_transposed", "role": "check", "params": {"shape": [127, 129], "layout": "transposed"}},
+        {"name": "check_3d", "role": "check", "params": {"shape": [3, 33, 65], "gate_layout": "transposed"}},
+        {"name": "check_transposed", "role": "check",
+         "params": {"shape": [127, 129], "layout": "transposed", "gate_layout": "contiguous"}},
         {"name": "check_packed", "role": "check", "params": {"shape": [5, 17, 129], "layout": "packed"}},
         {"name": "bench", "role": "bench", "params": {"shape": [32768, 16384]}},
         {"name": "bench_packed", "role": "bench", "params": {"shape": [8, 4096, 8192], "layout": "packed"}},
@@ -61,4 +66,5 @@ def make_inputs(workload, dtype, generator):
     if layout == "packed":
         return {"input": both[..., :n], "gate": both[..., n:]}
     x, gate = both[..., :n].contiguous(), both[..., n:].contiguous()
-    return {"input": inputs.layout(x, layout), "gate": inputs.layout(gate, layout)}
+    # gate laid out unlike input in two workloads (gate_layout)
+    return {"input": inputs.layout(x, layout), "gate": inputs.layout(gate, p.get("gate_layout", layout))}

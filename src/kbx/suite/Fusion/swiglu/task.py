@@ -15,6 +15,10 @@ saturated tails (silu -> 0 far below, silu -> gate far above) all occur; `up` is
 Workloads cover a 1-D tail (4097), 2-D and 3-D shapes with odd sizes (127/129), gate and up transposed, and
 the common packed layout where gate and up are the two halves of one fused projection (B, S, 2I): strided
 views whose rows are 2I apart.
+
+In two workloads up's layout differs from gate's (a contiguous up with a transposed gate in
+`check_transposed`, a transposed up with a contiguous gate in `check_3d`): a kernel that reads one operand
+through the other's strides, or walks each in its own memory order, passed while the two shared one layout.
 """
 
 import torch
@@ -36,8 +40,9 @@ TASK = {
         {"name": "smoke", "role": "smoke", "params": {"shape": [8, 100]}},
         {"name": "check_tail", "role": "check", "params": {"shape": [4097]}},
         {"name": "check_2d", "role": "check", "params": {"shape": [129, 127]}},
-        {"name": "check_3d", "role": "check", "params": {"shape": [3, 33, 65]}},
-        {"name": "check_transposed", "role": "check", "params": {"shape": [127, 129], "layout": "transposed"}},
+        {"name": "check_3d", "role": "check", "params": {"shape": [3, 33, 65], "up_layout": "transposed"}},
+        {"name": "check_transposed", "role": "check",
+         "params": {"shape": [127, 129], "layout": "transposed", "up_layout": "contiguous"}},
         {"name": "check_packed", "role": "check", "params": {"shape": [5, 17, 129], "layout": "packed"}},
         {"name": "bench", "role": "bench", "params": {"shape": [32768, 14336]}},
         {"name": "bench_packed", "role": "bench", "params": {"shape": [4, 4096, 14336], "layout": "packed"}},
@@ -62,4 +67,5 @@ def make_inputs(workload, dtype, generator):
         # One fused gate/up projection: gate and up are its two halves, views whose rows are 2I apart.
         return {"gate": both[..., :n], "up": both[..., n:]}
     gate, up = both[..., :n].contiguous(), both[..., n:].contiguous()
-    return {"gate": inputs.layout(gate, layout), "up": inputs.layout(up, layout)}
+    # up laid out unlike gate in two workloads (up_layout)
+    return {"gate": inputs.layout(gate, layout), "up": inputs.layout(up, p.get("up_layout", layout))}
