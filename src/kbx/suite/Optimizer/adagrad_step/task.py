@@ -17,6 +17,11 @@ earlier steps; positions that have never seen a gradient (s = 0: there g = 0 too
 0 / (0 + eps) = 0, or, for fresh positions, g / (|g| + eps), a step of almost exactly clr). Steps 1, 4 and 100
 with and without lr_decay, weight decay on and off, and transposed / strided (non-contiguous) tensors. The bench
 is one flat parameter of 268M fp32 elements with its state.
+
+The optimizer state is not always laid out like the parameter: in `check_wd_t` state_sum is contiguous next to a
+transposed param and grad, in `check_strided_grad` it is transposed next to a contiguous param (and a strided
+grad); a kernel that reads one tensor through another's strides, or walks each in its own memory order, passed
+while they always shared one layout.
 """
 
 import torch
@@ -43,10 +48,11 @@ TASK = {
          "params": {"shape": [129, 127], "step": 100, "grad_scale": 0.01, "lr": 0.1, "lr_decay": 0.01}},
         {"name": "check_wd_t", "role": "check",
          "params": {"shape": [65, 129], "step": 4, "grad_scale": 0.01, "lr": 0.02, "weight_decay": 0.05,
-                    "eps": 1e-08, "layout": "transposed"}},
+                    "eps": 1e-08, "layout": "transposed", "state_sum_layout": "contiguous"}},
         {"name": "check_strided_grad", "role": "check",
          "params": {"shape": [5, 33, 65], "step": 4, "grad_scale": 1.0, "lr_decay": 0.05,
-                    "grad_layout": "strided"}},
+                    "grad_layout": "strided",
+                    "state_sum_layout": "transposed"}},
         {"name": "bench", "role": "bench", "params": {"shape": [268435456], "step": 100, "grad_scale": 0.01}},
     ],
 }
@@ -81,7 +87,7 @@ def make_inputs(workload, dtype, generator):
     return {
         "param": inputs.layout(param, layout),
         "grad": inputs.layout(grad, p.get("grad_layout", layout)),
-        "state_sum": inputs.layout(state_sum, layout),
+        "state_sum": inputs.layout(state_sum, p.get("state_sum_layout", layout)),
         "step": step,
         **{k: p[k] for k in _HYPER if k in p},
     }

@@ -25,6 +25,11 @@ eps, so where eps is added decides much of every update (TensorFlow's eps on the
 step 1, and eps under the root both miss by over 1,000 times an element's bound). Steps 1, 2, 7 and 1000 (bias
 correction large and negligible), weight decay on and off, other betas and eps, and transposed / strided
 (non-contiguous) tensors. The bench is one flat parameter of 201M fp32 elements with its state.
+
+The optimizer state is not always laid out like the parameter: in `check_late_step_t` exp_avg is contiguous next to
+a transposed param, grad and exp_avg_sq, in `check_strided_grad` exp_avg_sq is transposed next to a contiguous
+param and exp_avg (and a strided grad); a kernel that reads one tensor through another's strides, or walks each in
+its own memory order, passed while they always shared one layout.
 """
 
 import torch
@@ -53,9 +58,10 @@ TASK = {
                     "eps": 1e-06, "weight_decay": 0.05}},
         {"name": "check_late_step_t", "role": "check",
          "params": {"shape": [65, 129], "step": 1000, "grad_scale": 1.0, "lr": 0.001, "weight_decay": 0.01,
-                    "layout": "transposed"}},
+                    "layout": "transposed", "exp_avg_layout": "contiguous"}},
         {"name": "check_strided_grad", "role": "check",
-         "params": {"shape": [5, 33, 65], "step": 11, "grad_scale": 0.01, "lr": 0.001, "grad_layout": "strided"}},
+         "params": {"shape": [5, 33, 65], "step": 11, "grad_scale": 0.01, "lr": 0.001, "grad_layout": "strided",
+                    "exp_avg_sq_layout": "transposed"}},
         {"name": "check_tiny_grads", "role": "check",
          "params": {"shape": [1031], "step": 1, "grad_scale": 1e-08, "lr": 0.01}},
         {"name": "bench", "role": "bench", "params": {"shape": [201326592], "step": 100, "grad_scale": 0.01}},
@@ -96,8 +102,8 @@ def make_inputs(workload, dtype, generator):
     return {
         "param": inputs.layout(param, layout),
         "grad": inputs.layout(grad, p.get("grad_layout", layout)),
-        "exp_avg": inputs.layout(exp_avg, layout),
-        "exp_avg_sq": inputs.layout(exp_avg_sq, layout),
+        "exp_avg": inputs.layout(exp_avg, p.get("exp_avg_layout", layout)),
+        "exp_avg_sq": inputs.layout(exp_avg_sq, p.get("exp_avg_sq_layout", layout)),
         "step": p["step"],
         **{k: p[k] for k in _HYPER if k in p},
     }

@@ -24,6 +24,11 @@ outliers (so the decay term is large somewhere). Steps 1, 2, 9 and 1000, weight 
 and off, other betas and eps, the learning rate large enough that lr * weight_decay * p is far above the
 tolerance, and transposed / strided (non-contiguous) tensors. The bench is one flat parameter of 201M fp32
 elements with its state.
+
+The optimizer state is not always laid out like the parameter: in `check_late_step_t` exp_avg is contiguous next to
+a transposed param, grad and exp_avg_sq, in `check_strided_grad` exp_avg_sq is transposed next to a contiguous
+param and exp_avg (and a strided grad); a kernel that reads one tensor through another's strides, or walks each in
+its own memory order, passed while they always shared one layout.
 """
 
 import torch
@@ -54,9 +59,10 @@ TASK = {
          "params": {"shape": [33, 127], "step": 5, "grad_scale": 1.0, "lr": 0.01, "weight_decay": 0.0}},
         {"name": "check_late_step_t", "role": "check",
          "params": {"shape": [65, 129], "step": 1000, "grad_scale": 1.0, "lr": 0.001, "weight_decay": 0.1,
-                    "layout": "transposed"}},
+                    "layout": "transposed", "exp_avg_layout": "contiguous"}},
         {"name": "check_strided_grad", "role": "check",
-         "params": {"shape": [5, 33, 65], "step": 11, "grad_scale": 0.01, "lr": 0.004, "grad_layout": "strided"}},
+         "params": {"shape": [5, 33, 65], "step": 11, "grad_scale": 0.01, "lr": 0.004, "grad_layout": "strided",
+                    "exp_avg_sq_layout": "transposed"}},
         {"name": "bench", "role": "bench", "params": {"shape": [201326592], "step": 100, "grad_scale": 0.01}},
     ],
 }
@@ -93,8 +99,8 @@ def make_inputs(workload, dtype, generator):
     return {
         "param": inputs.layout(param, layout),
         "grad": inputs.layout(grad, p.get("grad_layout", layout)),
-        "exp_avg": inputs.layout(exp_avg, layout),
-        "exp_avg_sq": inputs.layout(exp_avg_sq, layout),
+        "exp_avg": inputs.layout(exp_avg, p.get("exp_avg_layout", layout)),
+        "exp_avg_sq": inputs.layout(exp_avg_sq, p.get("exp_avg_sq_layout", layout)),
         "step": p["step"],
         **{k: p[k] for k in _HYPER if k in p},
     }

@@ -15,6 +15,11 @@ Inputs: gradients at three scales (1, 1e-2 and 1e-4: at 1e-4, sqrt(v) ~ 1e-4 and
 outliers and exact zeros, square averages consistent with them, and positions where g and v are both zero
 (the update is 0 / (0 + eps) = 0). Weight decay on and off, other alpha and eps, and transposed / strided
 (non-contiguous) tensors. The bench is one flat parameter of 268M fp32 elements with its state.
+
+The optimizer state is not always laid out like the parameter: in `check_wd_t` square_avg is contiguous next to a
+transposed param and grad, in `check_strided_grad` it is transposed next to a contiguous param (and a strided
+grad); a kernel that reads one tensor through another's strides, or walks each in its own memory order, passed
+while they always shared one layout.
 """
 
 import torch
@@ -40,9 +45,10 @@ TASK = {
          "params": {"shape": [129, 127], "grad_scale": 0.0001, "lr": 0.001, "alpha": 0.9, "eps": 1e-06}},
         {"name": "check_wd_t", "role": "check",
          "params": {"shape": [65, 129], "grad_scale": 0.01, "lr": 0.002, "weight_decay": 0.01,
-                    "layout": "transposed"}},
+                    "layout": "transposed", "square_avg_layout": "contiguous"}},
         {"name": "check_strided_grad", "role": "check",
-         "params": {"shape": [5, 33, 65], "grad_scale": 0.0001, "lr": 0.001, "grad_layout": "strided"}},
+         "params": {"shape": [5, 33, 65], "grad_scale": 0.0001, "lr": 0.001, "grad_layout": "strided",
+                    "square_avg_layout": "transposed"}},
         {"name": "bench", "role": "bench", "params": {"shape": [268435456], "grad_scale": 0.01}},
     ],
 }
@@ -74,6 +80,6 @@ def make_inputs(workload, dtype, generator):
     return {
         "param": inputs.layout(param, layout),
         "grad": inputs.layout(grad, p.get("grad_layout", layout)),
-        "square_avg": inputs.layout(square_avg, layout),
+        "square_avg": inputs.layout(square_avg, p.get("square_avg_layout", layout)),
         **{k: p[k] for k in _HYPER if k in p},
     }

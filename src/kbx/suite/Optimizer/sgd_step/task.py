@@ -18,6 +18,11 @@ Inputs: parameters with outliers, gradients with exact zeros and a wide range, b
 decay on and off, nesterov on and off, dampening, momentum = 0, the defaults, and transposed / strided
 (non-contiguous) parameters, gradients and buffers. The bench is one flat parameter of 256M fp32 elements
 (the whole model's parameters in one buffer, as fused optimizers see them).
+
+The optimizer state is not always laid out like the parameter: in `check_nesterov_t` momentum_buffer is contiguous
+next to a transposed param and grad, in `check_strided_grad` it is transposed next to a contiguous param (and a
+strided grad); a kernel that reads one tensor through another's strides, or walks each in its own memory order,
+passed while they always shared one layout.
 """
 
 import torch
@@ -44,11 +49,12 @@ TASK = {
          "params": {"shape": [129, 127], "lr": 0.03, "momentum": 0.95, "dampening": 0.25}},
         {"name": "check_nesterov_t", "role": "check",
          "params": {"shape": [65, 129], "lr": 0.05, "momentum": 0.9, "weight_decay": 0.05, "nesterov": True,
-                    "layout": "transposed"}},
+                    "layout": "transposed", "momentum_buffer_layout": "contiguous"}},
         {"name": "check_no_momentum", "role": "check",
          "params": {"shape": [33, 127], "lr": 0.2, "momentum": 0.0, "weight_decay": 0.1}},
         {"name": "check_strided_grad", "role": "check",
-         "params": {"shape": [5, 33, 65], "lr": 0.05, "momentum": 0.9, "grad_layout": "strided"}},
+         "params": {"shape": [5, 33, 65], "lr": 0.05, "momentum": 0.9, "grad_layout": "strided",
+                    "momentum_buffer_layout": "transposed"}},
         {"name": "bench", "role": "bench",
          "params": {"shape": [268435456], "lr": 0.01, "momentum": 0.9, "weight_decay": 0.0001}},
         {"name": "bench_nesterov", "role": "bench",
@@ -84,6 +90,6 @@ def make_inputs(workload, dtype, generator):
     return {
         "param": inputs.layout(param, layout),
         "grad": inputs.layout(grad, p.get("grad_layout", layout)),
-        "momentum_buffer": inputs.layout(buf, layout),
+        "momentum_buffer": inputs.layout(buf, p.get("momentum_buffer_layout", layout)),
         **{k: p[k] for k in _HYPER if k in p},
     }
