@@ -24,6 +24,10 @@ Tolerance: float16 4e-3 + 4e-3 |ref| (as for scaled_dot_product_attention: the p
 float16 before the P @ V product, and PyTorch's kernels differ in how they round); bfloat16 the default
 1.6e-2 + 1.6e-2 |ref|. Measured (CPU interpreter, seeds 0-2): the solution uses at most 0.20 of the
 float16 tolerance and 0.32 of the bfloat16 one; the wrong candidates exceed it by far.
+
+q, k and v do not always share a layout: in `check_tail_g2` value is a (B, S, H, D) view next to contiguous (B, H,
+S, D) query and key, in `check_q_longer_bshd` key is contiguous next to (B, S, H, D) views; a kernel that reads one
+operand through another's strides passed while they always shared one.
 """
 
 
@@ -64,14 +68,15 @@ TASK = {
         {"name": "smoke", "role": "smoke",
          "params": {"batch": 1, "q_heads": 4, "kv_heads": 2, "s_q": 64, "s_kv": 64, "head_dim": 64}},
         {"name": "check_tail_g2", "role": "check",
-         "params": {"batch": 1, "q_heads": 4, "kv_heads": 2, "s_q": 129, "s_kv": 129, "head_dim": 64}},
+         "params": {"batch": 1, "q_heads": 4, "kv_heads": 2, "s_q": 129, "s_kv": 129, "head_dim": 64,
+                    "value_layout": "bshd"}},
         {"name": "check_mqa_d128", "role": "check",
          "params": {"batch": 1, "q_heads": 4, "kv_heads": 1, "s_q": 77, "s_kv": 77, "head_dim": 128}},
         {"name": "check_g3_kv_longer", "role": "check",
          "params": {"batch": 1, "q_heads": 6, "kv_heads": 2, "s_q": 77, "s_kv": 200, "head_dim": 32}},
         {"name": "check_q_longer_bshd", "role": "check",
          "params": {"batch": 1, "q_heads": 4, "kv_heads": 2, "s_q": 129, "s_kv": 77, "head_dim": 64,
-                    "layout": "bshd"}},
+                    "layout": "bshd", "key_layout": "bhsd"}},
         {"name": "check_mha", "role": "check",
          "params": {"batch": 2, "q_heads": 1, "kv_heads": 1, "s_q": 129, "s_kv": 129, "head_dim": 32}},
         {"name": "bench_gqa8", "role": "bench",
@@ -96,15 +101,18 @@ def flops(query, key, value):
 def make_inputs(workload, dtype, generator):
     p = workload.params
     b, hq, hkv, sq, sk, d = p["batch"], p["q_heads"], p["kv_heads"], p["s_q"], p["s_kv"], p["head_dim"]
-    if p.get("layout", "bhsd") == "bshd":
-        # (B, S, H, D) activations viewed as (B, H, S, D).
-        q = inputs.randn([b, sq, hq, d], dtype, generator, scale=1.2).transpose(1, 2)
-        k = inputs.randn([b, sk, hkv, d], dtype, generator, scale=1.2).transpose(1, 2)
-        v = inputs.randn([b, sk, hkv, d], dtype, generator, offset=0.5).transpose(1, 2)
-    else:
-        q = inputs.randn([b, hq, sq, d], dtype, generator, scale=1.2)
-        k = inputs.randn([b, hkv, sk, d], dtype, generator, scale=1.2)
-        v = inputs.randn([b, hkv, sk, d], dtype, generator, offset=0.5)
+    layout = p.get("layout", "bhsd")
+
+    def draw(s, heads, name, **kw):
+        # bhsd: (B, H, S, D) contiguous; bshd: (B, S, H, D) activations viewed as (B, H, S, D). key_layout and
+        # value_layout override the layout for one operand, so q, k and v do not always share one.
+        if p.get(name + "_layout", layout) == "bshd":
+            return inputs.randn([b, s, heads, d], dtype, generator, **kw).transpose(1, 2)
+        return inputs.randn([b, heads, s, d], dtype, generator, **kw)
+
+    q = draw(sq, hq, "query", scale=1.2)
+    k = draw(sk, hkv, "key", scale=1.2)
+    v = draw(sk, hkv, "value", offset=0.5)
     return {"query": q, "key": k, "value": v}
 
 

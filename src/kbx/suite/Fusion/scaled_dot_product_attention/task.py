@@ -14,6 +14,10 @@ different from the query length (causal and not), head dims 32, 64, 80 (not a po
 1/sqrt(80)) and 128, and non-contiguous layouts: (B, S, H, D) tensors transposed to (B, H, S, D) and q/k/v
 sliced out of one packed (B, S, 3, H, D) projection. Scores are large enough (std ~1.4) that the softmax is far
 from uniform and its running maximum keeps changing along a row.
+
+q, k and v do not always share a layout: in `check_short_kv_d32` value is a (B, S, H, D) view next to contiguous
+(B, H, S, D) query and key, in `check_causal_q_long_bshd` key is contiguous next to (B, S, H, D) views; a kernel
+that reads one operand through another's strides passed while they always shared one.
 """
 
 import math
@@ -56,12 +60,13 @@ TASK = {
          "params": {"batch": 1, "heads": 2, "s_q": 129, "s_kv": 200, "head_dim": 128, "is_causal": False,
                     "layout": "bshd"}},
         {"name": "check_short_kv_d32", "role": "check",
-         "params": {"batch": 1, "heads": 2, "s_q": 200, "s_kv": 77, "head_dim": 32, "is_causal": False}},
+         "params": {"batch": 1, "heads": 2, "s_q": 200, "s_kv": 77, "head_dim": 32, "is_causal": False,
+                    "value_layout": "bshd"}},
         {"name": "check_causal_q_short", "role": "check",
          "params": {"batch": 1, "heads": 1, "s_q": 129, "s_kv": 200, "head_dim": 64, "is_causal": True}},
         {"name": "check_causal_q_long_bshd", "role": "check",
          "params": {"batch": 1, "heads": 2, "s_q": 200, "s_kv": 129, "head_dim": 64, "is_causal": True,
-                    "layout": "bshd"}},
+                    "layout": "bshd", "key_layout": "bhsd"}},
         {"name": "check_packed_causal_d32", "role": "check",
          "params": {"batch": 1, "heads": 2, "s_q": 129, "s_kv": 129, "head_dim": 32, "is_causal": True,
                     "layout": "packed"}},
@@ -110,15 +115,17 @@ def make_inputs(workload, dtype, generator):
         qkv = inputs.randn([b, sq, 3, h, d], dtype, generator, scale=1.2)
         qkv[:, :, 2] += 0.5
         q, k, v = (qkv[:, :, i].transpose(1, 2) for i in range(3))
-    elif layout == "bshd":
-        # (B, S, H, D) activations viewed as (B, H, S, D).
-        q = inputs.randn([b, sq, h, d], dtype, generator, scale=1.2).transpose(1, 2)
-        k = inputs.randn([b, sk, h, d], dtype, generator, scale=1.2).transpose(1, 2)
-        v = inputs.randn([b, sk, h, d], dtype, generator, offset=0.5).transpose(1, 2)
     else:
-        q = inputs.randn([b, h, sq, d], dtype, generator, scale=1.2)
-        k = inputs.randn([b, h, sk, d], dtype, generator, scale=1.2)
-        v = inputs.randn([b, h, sk, d], dtype, generator, offset=0.5)
+        # bhsd: (B, H, S, D) contiguous; bshd: (B, S, H, D) activations viewed as (B, H, S, D). key_layout and
+        # value_layout override the layout for one operand, so q, k and v do not always share one.
+        def draw(s, name, **kw):
+            if p.get(name + "_layout", layout) == "bshd":
+                return inputs.randn([b, s, h, d], dtype, generator, **kw).transpose(1, 2)
+            return inputs.randn([b, h, s, d], dtype, generator, **kw)
+
+        q = draw(sq, "query", scale=1.2)
+        k = draw(sk, "key", scale=1.2)
+        v = draw(sk, "value", offset=0.5)
     return {"query": q, "key": k, "value": v, "is_causal": p["is_causal"]}
 
 

@@ -44,6 +44,10 @@ Bench: windows of 1024 (seq 4096, head_dim 128, batch x heads 32) and 512 (seq 2
 memory (2.1 GB per score matrix). Estimated, not measured: the baseline computes 137 and 69 GFLOP (chunks of
 window x 2 window scores) and copies about 0.5 GB, which at 100-150 TFLOP/s for the memory-efficient kernel and
 3 TB/s is about 1 ms each on an H100; the band itself is 60 and 30 GFLOP.
+
+q, k and v do not always share a layout: in `check_w50_bshd_scale` key is a contiguous (B, H, S, D) tensor next to
+(B, S, H, D) views of query and value; a kernel that reads one operand through another's strides (value through
+key's, as a kernel with one set of K/V strides does) passed while they always shared one.
 """
 
 import math
@@ -90,7 +94,7 @@ TASK = {
          "params": {"batch": 1, "heads": 1, "seq": 200, "head_dim": 128, "window": 500}},
         {"name": "check_w50_bshd_scale", "role": "check",
          "params": {"batch": 1, "heads": 2, "seq": 161, "head_dim": 64, "window": 50, "scale": 0.3,
-                    "layout": "bshd"}},
+                    "layout": "bshd", "key_layout": "bhsd"}},
         {"name": "check_w257_long", "role": "check",
          "params": {"batch": 1, "heads": 1, "seq": 520, "head_dim": 32, "window": 257}},
         {"name": "bench_w1024_d128", "role": "bench",
@@ -150,15 +154,18 @@ def flops(query, key, value, window, scale=None):
 def make_inputs(workload, dtype, generator):
     p = workload.params
     b, h, s, d = p["batch"], p["heads"], p["seq"], p["head_dim"]
-    if p.get("layout", "bhsd") == "bshd":
-        # (B, S, H, D) activations viewed as (B, H, S, D).
-        q = inputs.randn([b, s, h, d], dtype, generator, scale=1.2).transpose(1, 2)
-        k = inputs.randn([b, s, h, d], dtype, generator, scale=1.2).transpose(1, 2)
-        v = inputs.randn([b, s, h, d], dtype, generator, offset=0.5).transpose(1, 2)
-    else:
-        q = inputs.randn([b, h, s, d], dtype, generator, scale=1.2)
-        k = inputs.randn([b, h, s, d], dtype, generator, scale=1.2)
-        v = inputs.randn([b, h, s, d], dtype, generator, offset=0.5)
+    layout = p.get("layout", "bhsd")
+
+    def draw(name, **kw):
+        # bhsd: (B, H, S, D) contiguous; bshd: (B, S, H, D) activations viewed as (B, H, S, D). key_layout and
+        # value_layout override the layout for one operand, so q, k and v do not always share one.
+        if p.get(name + "_layout", layout) == "bshd":
+            return inputs.randn([b, s, h, d], dtype, generator, **kw).transpose(1, 2)
+        return inputs.randn([b, h, s, d], dtype, generator, **kw)
+
+    q = draw("query", scale=1.2)
+    k = draw("key", scale=1.2)
+    v = draw("value", offset=0.5)
     args = {"query": q, "key": k, "value": v, "window": p["window"]}
     if "scale" in p:
         args["scale"] = p["scale"]
