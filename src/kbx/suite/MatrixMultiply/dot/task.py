@@ -10,6 +10,9 @@ the end).
 Workloads cover lengths that straddle block sizes (4097, 65537), strided vectors (every other element of a
 wider buffer, and a column of a matrix), a sum whose halves cancel (the second half repeats the first with the
 products' sign flipped, so partial sums are in the thousands and the total is O(1)), and a length of 262145.
+The two vectors do not always share a stride: `check_strided` pairs a strided input with a contiguous tensor,
+`check_matrix_column` a matrix column (stride 7) with a stride-2 tensor; a kernel that reads tensor with input's
+stride passed while the two always shared one.
 Values: `input` is normal with a few outliers (+-8), `tensor` uniform in [-2, 2), so the sum has a standard
 deviation of about 1.15 * sqrt(N).
 
@@ -52,8 +55,10 @@ TASK = {
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"N": 1000}},
         {"name": "check_odd", "role": "check", "params": {"N": 4097}},
-        {"name": "check_strided", "role": "check", "params": {"N": 65537, "layout": "strided"}},
-        {"name": "check_matrix_column", "role": "check", "params": {"N": 1025, "layout": "column"}},
+        {"name": "check_strided", "role": "check",
+         "params": {"N": 65537, "layout": "strided", "tensor_layout": "contiguous"}},
+        {"name": "check_matrix_column", "role": "check",
+         "params": {"N": 1025, "layout": "column", "tensor_layout": "strided"}},
         {"name": "check_cancel", "role": "check", "params": {"N": 30001, "cancel": True}},
         {"name": "check_long", "role": "check", "params": {"N": 262145}},
         {"name": "bench", "role": "bench", "params": {"N": 536870912}},
@@ -88,7 +93,8 @@ def make_inputs(workload, dtype, generator):
         b[:h] = a[:h]
         b[h : 2 * h] = -a[:h]
     layout = p.get("layout", "contiguous")
-    return {"input": _layout(a, layout), "tensor": _layout(b, layout)}
+    # tensor laid out unlike input in two workloads (tensor_layout)
+    return {"input": _layout(a, layout), "tensor": _layout(b, p.get("tensor_layout", layout))}
 
 
 def perturb(workload, rng):
