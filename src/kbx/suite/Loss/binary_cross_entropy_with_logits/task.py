@@ -25,6 +25,8 @@ holds: the solution uses at most 13% of it.
 In two workloads the target's layout differs from the input's (a contiguous target with a transposed
 input, a transposed target with a strided input): a kernel that reads the target through the input's strides
 passed while the two always shared one layout.
+The full-shape weight (`check_none_3d`) is transposed next to a contiguous input and target, for the same
+reason.
 """
 
 import torch.nn.functional as F
@@ -53,7 +55,8 @@ TASK = {
         {"name": "check_sum_4097", "role": "check",
          "params": {"shape": [4097], "reduction": "sum", "weight": None, "pos_weight": False, "soft": False}},
         {"name": "check_none_3d", "role": "check",
-         "params": {"shape": [5, 33, 65], "reduction": "none", "weight": "full", "pos_weight": True, "soft": True}},
+         "params": {"shape": [5, 33, 65], "reduction": "none", "weight": "full", "pos_weight": True, "soft": True,
+                    "weight_layout": "transposed"}},
         {"name": "check_sum_hard", "role": "check",
          "params": {"shape": [33, 129], "reduction": "sum", "weight": "last", "pos_weight": False, "soft": False}},
         {"name": "check_mean_transposed", "role": "check",
@@ -93,6 +96,7 @@ def make_inputs(workload, dtype, generator):
         weight = inputs.uniform(shape[-1:], 0.2, 3.0, dtype, generator)
     elif p["weight"] == "full":
         weight = inputs.uniform(shape, 0.2, 3.0, dtype, generator)
+        weight = inputs.layout(weight, p.get("weight_layout", "contiguous"))  # transposed next to contiguous x, y
     pos_weight = inputs.uniform(shape[-1:], 0.5, 5.0, dtype, generator) if p["pos_weight"] else None
     return {"input": inputs.layout(x, layout), "target": inputs.layout(y, target_layout), "weight": weight,
             "reduction": p["reduction"], "pos_weight": pos_weight}
