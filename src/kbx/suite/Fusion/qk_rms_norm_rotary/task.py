@@ -33,6 +33,10 @@ of (Hq + 2 Hk) * D); and `bhsd`, (B, H, S, D) tensors transposed to (B, S, H, D)
 Tolerance: the defaults. The kernel and the reference both compute in fp32 and round once; they differ by a
 rounding flip at most. Measured (CPU interpreter, seeds 0-3): the solution uses at most 0.42 of the float16
 tolerance and 0.28 of the bfloat16 one (a one-ulp difference); the wrong candidates miss by 35x or more.
+
+In `check_transposed` the two tables do not share a layout: sin is the second half of one cos|sin cache (rows twice
+as far apart) next to a contiguous cos, so a kernel that reads sin through cos's strides fails there; it passed
+while the tables were always laid out alike.
 """
 
 import torch
@@ -57,7 +61,8 @@ TASK = {
         {"name": "check_d128_gqa", "role": "check", "params": {"shape": [1, 33, 8, 2, 128]}},
         {"name": "check_d96_packed", "role": "check", "params": {"shape": [1, 33, 5, 5, 96], "layout": "packed"}},
         {"name": "check_packed_qkv", "role": "check", "params": {"shape": [2, 17, 6, 2, 128], "layout": "packed"}},
-        {"name": "check_transposed", "role": "check", "params": {"shape": [2, 33, 4, 2, 64], "layout": "bhsd"}},
+        {"name": "check_transposed", "role": "check",
+         "params": {"shape": [2, 33, 4, 2, 64], "layout": "bhsd", "sin_table": "cache_half"}},
         {"name": "check_small_rows", "role": "check", "params": {"shape": [1, 65, 4, 2, 64], "scale": 2e-3}},
         {"name": "check_eps", "role": "check",
          "params": {"shape": [1, 33, 4, 4, 128], "scale": 0.05, "eps": 1e-2, "layout": "packed"}},
@@ -106,13 +111,17 @@ def make_inputs(workload, dtype, generator):
     positions = start + torch.arange(s, device=generator.device, dtype=torch.float32)
     inv_freq = 10000.0 ** (-torch.arange(0, d, 2, device=generator.device, dtype=torch.float32) / d)
     angles = positions[:, None] * inv_freq[None, :]  # (S, D / 2)
+    sin = angles.sin()
+    if p.get("sin_table") == "cache_half":
+        # sin read from the second half of one (S, D) cos|sin cache (row stride D) next to a contiguous cos.
+        sin = torch.cat((angles.cos(), sin), dim=-1)[:, sin.shape[-1]:]
     return {
         "q": q,
         "k": k,
         "q_weight": inputs.randn([d], dtype, generator, scale=0.5, offset=1.0),
         "k_weight": inputs.randn([d], dtype, generator, scale=0.5, offset=1.0),
         "cos": angles.cos(),
-        "sin": angles.sin(),
+        "sin": sin,
         "eps": p.get("eps", 1e-06),
     }
 

@@ -27,6 +27,10 @@ Tolerance: the defaults. The reference rounds x * cos and rotate_half(x) * sin t
 a fused kernel that adds in fp32 and rounds once differs from it where the two terms nearly cancel. Measured
 (CPU interpreter, seeds 0-5): the solution uses up to 0.47 of the bfloat16 tolerance and matches float32
 exactly; the wrong candidates miss by orders of magnitude.
+
+In `check_transposed` the two tables do not share a layout: sin is the second half of one cos|sin cache (rows twice
+as far apart) next to a contiguous cos, so a kernel that reads sin through cos's strides fails there; it passed
+while the tables were always laid out alike.
 """
 
 import torch
@@ -62,7 +66,8 @@ TASK = {
         {"name": "check_d128", "role": "check", "params": {"shape": [1, 33, 5, 128]}},
         {"name": "check_d96", "role": "check", "params": {"shape": [1, 65, 4, 96]}},
         {"name": "check_many_heads", "role": "check", "params": {"shape": [1, 5, 129, 32]}},
-        {"name": "check_transposed", "role": "check", "params": {"shape": [2, 65, 3, 64], "layout": "bhsd"}},
+        {"name": "check_transposed", "role": "check",
+         "params": {"shape": [2, 65, 3, 64], "layout": "bhsd", "sin_table": "cache_half"}},
         {"name": "check_packed_qkv", "role": "check", "params": {"shape": [1, 33, 4, 128], "layout": "packed"}},
         {"name": "bench", "role": "bench", "params": {"shape": [16, 4096, 32, 128]}},
         {"name": "bench_packed_qkv", "role": "bench", "params": {"shape": [8, 4096, 32, 128], "layout": "packed"}},
@@ -92,7 +97,11 @@ def make_inputs(workload, dtype, generator):
     inv_freq = 10000.0 ** (-torch.arange(0, d, 2, device=generator.device, dtype=torch.float32) / d)
     angles = positions[:, None] * inv_freq[None, :]
     angles = torch.cat((angles, angles), dim=-1)  # (S, D): the two halves share frequencies
-    return {"x": x, "cos": angles.cos().to(dt), "sin": angles.sin().to(dt)}
+    cos, sin = angles.cos().to(dt), angles.sin().to(dt)
+    if p.get("sin_table") == "cache_half":
+        # sin read from the second half of one (S, 2D) cos|sin cache (row stride 2D) next to a contiguous cos.
+        sin = torch.cat((cos, sin), dim=-1)[:, sin.shape[-1]:]
+    return {"x": x, "cos": cos, "sin": sin}
 
 
 def perturb(workload, rng):
