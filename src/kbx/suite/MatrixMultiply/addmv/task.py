@@ -9,7 +9,9 @@ documents: NaN or inf in it must not reach the output. Products are summed in fp
 and rounded once. Memory-bound, like mv: the time is the time to read `mat`.
 
 Workloads cover each broadcast form of `input`, beta and alpha other than 1 (negative, fractional, and beta=0
-with NaN and inf in `input`), a column-major matrix, odd sizes and a long reduction (K = 4097). Values: `mat`
+with NaN and inf in `input`), a column-major matrix, a strided `vec` and `input` (every other element of a wider
+buffer: a kernel that reads `vec` as dense passed every other workload), odd sizes and a long reduction
+(K = 4097). Values: `mat`
 normal with a few outliers (+-8), `vec` uniform in [-2, 2), `input` normal with standard deviation sqrt(K).
 
 Tolerance: 5e-3 * sqrt(K) + 2e-3 * |ref|: two fp16 ulps of the output (a different fp32 order can flip the final
@@ -43,7 +45,8 @@ TASK = {
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"M": 64, "K": 96, "input": "full"}},
         {"name": "check_scaled", "role": "check",
-         "params": {"M": 127, "K": 129, "input": "full", "beta": -0.5, "alpha": 1.5}},
+         "params": {"M": 127, "K": 129, "input": "full", "beta": -0.5, "alpha": 1.5, "input_layout": "strided",
+                    "vec_layout": "strided"}},
         {"name": "check_one_transposed", "role": "check",
          "params": {"M": 129, "K": 127, "input": "one", "beta": 2.0, "alpha": 0.25, "mat_layout": "transposed"}},
         {"name": "check_beta_zero_nan", "role": "check",
@@ -80,16 +83,16 @@ def make_inputs(workload, dtype, generator):
         c = inputs.with_outliers(c, generator, fraction=0.05, magnitude=float("inf"))
         c[::7] = float("nan")
     return {
-        "input": c,
+        "input": inputs.layout(c, p.get("input_layout", "contiguous")),
         "mat": inputs.layout(a, p.get("mat_layout", "contiguous")),
-        "vec": v,
+        "vec": inputs.layout(v, p.get("vec_layout", "contiguous")),
         "beta": p.get("beta", 1),
         "alpha": p.get("alpha", 1),
     }
 
 
 def perturb(workload, rng):
-    # M and K move together (odd, never more elements); the form of `input`, beta, alpha and layout stay.
+    # M and K move together (odd, never more elements); the form of `input`, beta, alpha and layouts stay.
     p = workload.params
     m, k = sizes.shape_near(rng, [p["M"], p["K"]])
     return {**p, "M": m, "K": k}
