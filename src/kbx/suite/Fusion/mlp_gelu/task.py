@@ -13,7 +13,8 @@ tensor, H = 4 K in the bench) is never written to memory; only h makes one round
 (two kernels are fine).
 
 Workloads cover 2-D and 3-D inputs, odd sizes that straddle tile boundaries in all of K, H and N (127, 129, 65,
-33), a column-major input and a transposed w2. Values: `input` is normal with a few outliers (+-6), weights are
+33), a column-major input, a transposed w1 (a kernel that reads w1 as dense passed every other workload) and a
+transposed w2. Values: `input` is normal with a few outliers (+-6), weights are
 normal with standard deviation 1.5 / sqrt(fan-in), biases 0.25 + 0.5 N(0, 1): z spreads over about [-6, 6], so
 GELU's curved part and both tails are exercised, and the outputs are O(1). Check workloads keep K and H
 <= 129 (see linear_gelu on cuBLASLt's fused-bias path for long reductions).
@@ -59,7 +60,8 @@ TASK = {
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"input": [64, 96], "H": 128, "N": 80}},
         {"name": "check_odd", "role": "check", "params": {"input": [127, 129], "H": 127, "N": 65}},
-        {"name": "check_3d", "role": "check", "params": {"input": [3, 33, 65], "H": 129, "N": 127}},
+        {"name": "check_3d", "role": "check",
+         "params": {"input": [3, 33, 65], "H": 129, "N": 127, "w1_layout": "transposed"}},
         {"name": "check_transposed", "role": "check",
          "params": {"input": [129, 127], "H": 65, "N": 129, "input_layout": "transposed", "w2_layout": "transposed"}},
         {"name": "bench_2d", "role": "bench", "params": {"input": [8192, 4096], "H": 16384, "N": 4096}},
@@ -91,7 +93,7 @@ def make_inputs(workload, dtype, generator):
     b2 = inputs.randn([N], dtype, generator, scale=0.5, offset=0.25)
     return {
         "input": inputs.layout(x, p.get("input_layout", "contiguous")),
-        "w1": w1,
+        "w1": inputs.layout(w1, p.get("w1_layout", "contiguous")),
         "b1": b1,
         "w2": inputs.layout(w2, p.get("w2_layout", "contiguous")),
         "b2": b2,
