@@ -14,7 +14,8 @@ is ever written to memory before the sum (the unfused composition writes and re-
 
 Workloads cover ranks 8, 16, 32 and 64 (8 is below the 16-wide minimum of a tensor-core dot and must be
 padded), 2-D and 3-D inputs, odd sizes that straddle tile boundaries (127, 129, 65, 33), a column-major input
-with a transposed base weight, and scales 0.5 and 2 (never 1, so a scale applied twice or to the base output
+with a transposed base weight, transposed adapter matrices (a kernel that indexes lora_a and lora_b as dense
+passed every other workload), and scales 0.5 and 2 (never 1, so a scale applied twice or to the base output
 shows). Values: `input` is normal with a few outliers (+-6), `weight` and `lora_a` normal with standard
 deviation 1 / sqrt(K), `lora_b` normal with standard deviation 1 / sqrt(R): base and adapter terms are both
 O(1). Check workloads keep K <= 129 but one: `check_long_k_offset` has K = 2049, inputs offset by 16 (a large
@@ -73,7 +74,8 @@ TASK = {
         {"name": "check_transposed", "role": "check",
          "params": {"input": [129, 127], "N": 65, "rank": 32, "scale": 0.5, "input_layout": "transposed",
                     "weight_layout": "transposed"}},
-        {"name": "check_rank64", "role": "check", "params": {"input": [65, 127], "N": 129, "rank": 64, "scale": 2.0}},
+        {"name": "check_rank64", "role": "check",
+         "params": {"input": [65, 127], "N": 129, "rank": 64, "scale": 2.0, "lora_layout": "transposed"}},
         {"name": "check_long_k_offset", "role": "check",
          "params": {"input": [65, 2049], "N": 67, "rank": 16, "scale": 2.0, "offset": 16.0}},
         {"name": "bench_rank16", "role": "bench",
@@ -113,8 +115,8 @@ def make_inputs(workload, dtype, generator):
     return {
         "input": inputs.layout(x, p.get("input_layout", "contiguous")),
         "weight": inputs.layout(w, p.get("weight_layout", "contiguous")),
-        "lora_a": a,
-        "lora_b": b,
+        "lora_a": inputs.layout(a, p.get("lora_layout", "contiguous")),
+        "lora_b": inputs.layout(b, p.get("lora_layout", "contiguous")),
         "scale": p["scale"],
     }
 
