@@ -15,6 +15,9 @@ B; B is normal with an offset of 0.5. Two kinds of A:
   from 1 down to 1e-4 with both ends present: cond₂(A) = 1e4, and X is dominated by A's weakest directions.
   A backward-stable solver errs by about cond(A) u there; one that squares the condition number does not.
 
+Layouts: A column-major or strided in some workloads, B column-major in `check_33` (a kernel that reads B as a
+dense row-major panel passed every other workload).
+
 Scope: batches of many small systems (n up to 64), where a Triton kernel holding each system in registers beats
 library calls; the bench solves 2^17 systems of size 32 with 32 right-hand sides.
 
@@ -45,7 +48,8 @@ TASK = {
     "contract": {"kind": "allclose"},
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"A": [3, 16, 16], "B": [3, 16, 8]}},
-        {"name": "check_33", "role": "check", "params": {"A": [2, 33, 33], "B": [2, 33, 7]}},
+        {"name": "check_33", "role": "check",
+         "params": {"A": [2, 33, 33], "B": [2, 33, 7], "b_layout": "transposed"}},
         {"name": "check_64_right", "role": "check", "params": {"A": [1, 64, 64], "B": [1, 5, 64], "left": False}},
         {"name": "check_wide_rhs_t", "role": "check",
          "params": {"A": [2, 17, 17], "B": [2, 17, 65], "layout": "transposed"}},
@@ -75,12 +79,13 @@ def make_inputs(workload, dtype, generator):
         perm = torch.rand(shape[:-1], generator=generator, device=generator.device).argsort(dim=-1)
         a = torch.take_along_dim(m, perm[..., None], dim=-2).to(inputs.torch_dtype(dtype))
     b = inputs.randn(p["B"], dtype, generator, offset=0.5)
-    return {"A": inputs.layout(a, p.get("layout", "contiguous")), "B": b, "left": p.get("left", True)}
+    return {"A": inputs.layout(a, p.get("layout", "contiguous")),
+            "B": inputs.layout(b, p.get("b_layout", "contiguous")), "left": p.get("left", True)}
 
 
 def perturb(workload, rng):
     # Batch sizes, n (at most 63) and the number of right-hand sides move together, never adding elements to A
-    # and B; broadcast 1s, left and the layout stay.
+    # and B; broadcast 1s, left and the layouts stay.
     p = workload.params
     a, b = p["A"], p["B"]
     left = p.get("left", True)
