@@ -22,15 +22,21 @@ compared element by element. With z_i = (out_i - mean) / std over the n elements
   its variance (the pairs split into two sets of independent terms), at 1e-9 for all lags together; in the
   logical element order and in the input's memory order. Samples that repeat from block to block (Philox offsets
   local to a block) give C_L of order n/12 against a bound of order sqrt(n).
+- Pairs: in the same orders and over the same elements, the angle atan2(z_i+1, z_i) / 2 pi of each pair of
+  neighbours against the radius transform exp(-(z_i+2^2 + z_i+3^2) / 2) of the next pair, and the other way round
+  (`_pair_dependence`: uniform and independent under the null, centred, a Bernstein bound at 1e-10 / 8 per sum of
+  independent terms). Uncorrelated samples can still be dependent: a Box-Muller kernel whose neighbouring pairs
+  share a Philox offset (one pair's angle is the next pair's radius) passes every other test.
 Rounding the samples to the dtype moves them by at most eps |out| (eps = 2^-23, 2^-7 for fp32, bf16), so each bound
 is widened by what that can shift it: eps (|mean| + std) on the mean, 2 eps (|mean|/std + 1) n on sum z_i^2, 2 eps
 max |x| f(x) over the quantiles on the KS distance. So a correct sampler fails a case with probability below 3e-9
-(4e-10 + 1e-9 per element order). NaN or inf anywhere fails (the reference is finite). Measured on the CPU
-interpreter (3 seeds, every smoke and check case, both dtypes): the solution uses at most 0.25 of the mean bound,
-0.24 of the variance bound, 0.41 of the KS bound and 0.42 of the serial bound. std^2 used for std gives a variance
-6.5 times the expected one at std = 2.5 (the bound allows 1.11 times) and a quarter of it at std = 0.5; uniform
-samples miss the mean by 2.3 to 10 times its bound (and the KS distance is near 0.5); block-local offsets exceed the
-serial bound 4.5 to 11 times.
+(4e-10 + 1.1e-9 per element order, the pair test included). NaN or inf anywhere fails (the reference is finite).
+Measured on the CPU interpreter (3 seeds, every smoke and check case, both dtypes): the solution uses at most 0.25
+of the mean bound, 0.24 of the variance bound, 0.41 of the KS bound and 0.42 of the serial bound. std^2 used for std
+gives a variance 6.5 times the expected one at std = 2.5 (the bound allows 1.11 times) and a quarter of it at
+std = 0.5; uniform samples miss the mean by 2.3 to 10 times its bound (and the KS distance is near 0.5); block-local
+offsets exceed the serial bound 4.5 to 11 times; Box-Muller pairs that share a Philox offset with their neighbours
+(wrong/pair_offsets_overlap) exceed the pair bound 1.4 times at 4096 elements, more on the longer workloads.
 
 The workloads cover mean 0 / std 1, a negative mean with std 0.5, std 2.5, a mean far from 0 relative to std
 (bf16 rounding), contiguous, transposed and strided inputs, and sizes off the block sizes.
@@ -139,4 +145,43 @@ def check_outputs(outputs, inputs, expected, workload, dtype):
         why = randomness.serial_dependence(y, torch.full_like(y, 1.0 / 12.0), 0.5, prefix=_PREFIX, delta=_DELTA)
         if why:
             return f"the samples are serially dependent ({order} order): {why}"
+        why = _pair_dependence((o.double() - mean) / std)
+        if why:
+            return f"neighbouring pairs of samples are dependent ({order} order): {why}"
+    return None
+
+
+def _pair_dependence(z):
+    """Why the angle of each pair (z_i, z_i+1) and the radius of the next pair (z_i+2, z_i+3) (or the radius of
+    a pair and the angle of the next) look dependent, or None.
+
+    For independent N(0, 1) samples, a_i = atan2(z_i+1, z_i) / 2 pi and b_i = exp(-(z_i^2 + z_i+1^2) / 2) - 1/2
+    are uniform on [-1/2, 1/2] (the angle and the radius of a standard 2-D normal, the two halves of a
+    Box-Muller draw) and a_i is independent of b_i+2. Uncorrelated samples can still break this: a Box-Muller
+    kernel whose pair j takes its angle's uniform from the offset that gives pair j + 1 its radius (offsets j and
+    j + 1 instead of 2j and 2j + 1) has a_i = -b_i+2 on aligned pairs while every sample is N(0, 1) and no two
+    are correlated. Each of S = sum_i (a_i - mean a)(b_i+2 - mean b) and its mirror (b_i, a_i+2) splits by i mod 4
+    into four sums of independent terms (i and i + 4 share no sample), each within 1 of its mean, with variance
+    the product of the two empirical second moments (1/144 under the null) per term, held to a Bernstein bound at
+    _DELTA / 8. That bug gives E = 1/24 per aligned term: 1.4x the bound at n = 4096, 2.3x at 8193, 3.7x at 16383
+    (simulated); independent samples stayed below 0.38 of it over 300 simulated cases of 8193 (fp64, and bf16
+    at mean 12, std 0.75).
+    """
+    m = min(z.numel(), _PREFIX)
+    if m < 8:
+        return None
+    z = z[:m]
+    a = torch.atan2(z[1:], z[:-1]) / (2 * math.pi)
+    b = torch.exp(-0.5 * (z[:-1].square() + z[1:].square())) - 0.5
+    for name, (u, v) in (("angle, next radius", (a[:-2], b[2:])), ("radius, next angle", (b[:-2], a[2:]))):
+        u, v = u - u.mean(), v - v.mean()
+        terms = u * v
+        per_term = float(u.square().mean()) * float(v.square().mean())
+        for r in range(4):
+            part = terms[r::4]
+            s = float(part.sum())
+            limit = randomness.bernstein(per_term * part.numel(), 1.0, _DELTA / 8)
+            if abs(s) > limit:
+                return (f"{name}, pairs from index {r} mod 4: sum of products {s:.4g}, bound {limit:.4g} "
+                        f"({abs(s) / limit:.1f}x)")
     return None
