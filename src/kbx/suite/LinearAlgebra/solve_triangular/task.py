@@ -15,7 +15,8 @@ Inputs: the referenced triangle has a diagonal of random sign and magnitude in [
 N(0, 1) * 0.5 / sqrt(n), so every system is well conditioned and X is unique; B is N(0, 1) with an offset.
 Workloads cover every combination of left or right, upper or lower and a stored or unit diagonal (the right-side
 unit ones in `check_right_upper_unit` and `check_right_lower_unit`), broadcast batch dims, a transposed and a
-strided A, and n from 16 to 64. `check_diag_range_1e4` spreads the diagonal's magnitudes log-uniformly from 1
+strided A, a column-major B (`check_upper`: a kernel that reads B as a dense row-major panel passed every other
+workload), and n from 16 to 64. `check_diag_range_1e4` spreads the diagonal's magnitudes log-uniformly from 1
 down to 1e-4 and scales each off-diagonal entry by sqrt(|d_i d_j|): cond(A) is about 1e4, the solution's entries
 span four decades.
 
@@ -47,7 +48,8 @@ TASK = {
     "contract": {"kind": "allclose"},
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"A": [4, 16, 16], "B": [4, 16, 8], "upper": False}},
-        {"name": "check_upper", "role": "check", "params": {"A": [3, 33, 33], "B": [3, 33, 7], "upper": True}},
+        {"name": "check_upper", "role": "check",
+         "params": {"A": [3, 33, 33], "B": [3, 33, 7], "upper": True, "b_layout": "transposed"}},
         {"name": "check_lower_unit", "role": "check",
          "params": {"A": [2, 17, 17], "B": [2, 17, 65], "upper": False, "unitriangular": True}},
         {"name": "check_right_upper", "role": "check",
@@ -91,13 +93,14 @@ def make_inputs(workload, dtype, generator):
     a = torch.where(eye, torch.diag_embed(diag * sign) + (5.0 if p.get("unitriangular") else 0.0), a)
     b = inputs.randn(p["B"], "float32", generator, offset=0.5)
     a, b = a.to(inputs.torch_dtype(dtype)), b.to(inputs.torch_dtype(dtype))
-    return {"A": inputs.layout(a, p.get("layout", "contiguous")), "B": b, "upper": p["upper"],
+    return {"A": inputs.layout(a, p.get("layout", "contiguous")),
+            "B": inputs.layout(b, p.get("b_layout", "contiguous")), "upper": p["upper"],
             "left": p.get("left", True), "unitriangular": p.get("unitriangular", False)}
 
 
 def perturb(workload, rng):
     # Batch sizes, n (at most 64) and the number of right-hand sides move together, never adding elements to A
-    # and B; broadcast 1s, the flags and the layout stay.
+    # and B; broadcast 1s, the flags and the layouts stay.
     p = workload.params
     a, b = p["A"], p["B"]
     left = p.get("left", True)
