@@ -13,7 +13,9 @@ the task is fusion: the logits are never materialised in full. A fused kernel co
 exponentials per row (an online logsumexp) and picks out the target logit on the way, so the M x V logits
 (1 GB for the 4096 x 128256 bench) are never written to memory.
 
-Workloads cover vocabulary sizes that straddle block sizes (257, 1000, 2049), odd row counts and hidden sizes
+Workloads cover vocabulary sizes that straddle block sizes (257, 1000, 2049) and one longer than any block a
+row may be capped at (9001, past 8192, whose entries past 8192 carry most of the softmax mass: a kernel that
+reduced each row in one block of at most 8192 logits passed every other workload), odd row counts and hidden sizes
 (33, 65, 127, 129), a column-major input with a transposed weight (a (K, V) tensor viewed as (V, K)), and a
 workload with large logits. Values: `input` is normal with a few outliers (+-6), `weight` normal with standard
 deviation `gain` / sqrt(K), so the logits have a standard deviation of about `gain`: 2 (a confident but not
@@ -58,6 +60,8 @@ TASK = {
                     "weight_layout": "transposed"}},
         {"name": "check_large_logits", "role": "check", "params": {"M": 33, "K": 65, "V": 1000, "gain": 40.0}},
         {"name": "check_flat_logits_tail", "role": "check", "params": {"M": 33, "K": 65, "V": 129, "gain": 0.1}},
+        {"name": "check_long_vocab_late", "role": "check",
+         "params": {"M": 9, "K": 33, "V": 9001, "gain": 2.0, "late": True}},
         {"name": "bench_vocab_128k", "role": "bench", "params": {"M": 4096, "K": 4096, "V": 128256, "gain": 2.0}},
     ],
 }
@@ -80,6 +84,10 @@ def make_inputs(workload, dtype, generator):
     x = inputs.randn([M, K], dtype, generator)
     x = inputs.with_outliers(x, generator, fraction=1e-3, magnitude=6.0)
     w = inputs.randn([V, K], dtype, generator, scale=p["gain"] / K**0.5)
+    if p.get("late"):
+        # The vocabulary entries past the largest power of two below V get twice the gain: they hold most of
+        # every row's softmax mass, so a kernel that reads only a prefix of each row misses it.
+        w[1 << (V - 1).bit_length() - 1:] *= 2
     return {
         "input": inputs.layout(x, p.get("input_layout", "contiguous")),
         "weight": inputs.layout(w, p.get("weight_layout", "contiguous")),
