@@ -22,7 +22,9 @@ row, in turn) and weight[:, 0] is 1, so rows' logits centre on -96, 0 or +96 and
 logit is then an integer of magnitude below 256, exact in both dtypes whatever the summation order; exp
 overflows float32 without max subtraction (logits over 88.7) and every logit of the -96 rows is far below 0,
 so vocabulary padding that enters the sum as a logit of 0 dominates it. Workloads cover vocabulary sizes that
-straddle block sizes (257, 515, 1000, 2049), odd row counts and hidden sizes (33, 65, 127, 129), and a column-major
+straddle block sizes (257, 515, 1000, 2049) and one longer than any block a row may be capped at (9001, past 8192,
+whose entries past 8192 carry most of the softmax mass: a kernel that took each row's log-softmax in one block of at
+most 8192 columns passed every other workload), odd row counts and hidden sizes (33, 65, 127, 129), and a column-major
 input with a transposed weight (a (K, N) tensor viewed as (N, K)).
 
 Tolerance: float16 8e-3 + 1e-3 |ref|, bfloat16 6.25e-2 + 1.6e-2 |ref|. The logits are float16 / bfloat16
@@ -67,6 +69,7 @@ TASK = {
         {"name": "check_transposed", "role": "check",
          "params": {"M": 127, "K": 127, "N": 257, "input_layout": "transposed", "weight_layout": "transposed"}},
         {"name": "check_integer", "role": "check", "params": {"M": 33, "K": 65, "N": 515, "values": "integer"}},
+        {"name": "check_long_vocab_late", "role": "check", "params": {"M": 9, "K": 33, "N": 9001, "late": True}},
         {"name": "bench_vocab_32k", "role": "bench", "params": {"M": 8192, "K": 2048, "N": 32768}},
         {"name": "bench_vocab_50257", "role": "bench", "params": {"M": 4096, "K": 4096, "N": 50257}},
     ],
@@ -99,6 +102,10 @@ def make_inputs(workload, dtype, generator):
         x = inputs.with_outliers(inputs.randn([M, K], dtype, generator), generator, fraction=1e-3, magnitude=6.0)
         w = inputs.randn([N, K], dtype, generator, scale=2.0 / K**0.5)
         b = inputs.randn([N], dtype, generator, scale=0.5)
+        if p.get("late"):
+            # The vocabulary entries past the largest power of two below N get twice the gain: they hold most of
+            # every row's softmax mass, so a kernel that reads only a prefix of each row misses it.
+            w[1 << (N - 1).bit_length() - 1:] *= 2
     return {
         "input": inputs.layout(x, p.get("input_layout", "contiguous")),
         "weight": inputs.layout(w, p.get("weight_layout", "contiguous")),
