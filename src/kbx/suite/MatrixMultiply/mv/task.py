@@ -7,8 +7,8 @@ tensor of that dtype. Every matrix element is used once, so this is memory-bound
 read the matrix. Products are summed in fp32 (for float16, rounded once at the end).
 
 Workloads cover odd sizes that straddle block sizes (127, 129, 65, 33), a column-major (transposed) matrix, a
-matrix that is a column slice of a wider one with a strided `vec`, a long reduction (K = 4097) and many short
-rows. Values: `input` is normal with a few outliers (+-8), `vec` uniform in [-2, 2), so outputs have a standard
+matrix that is a column slice of a wider one with a strided `vec`, a long reduction (K = 9001, past any block of
+8192 a kernel might hold a whole row in: one with no loop over K passed K = 4097) and many short rows. Values: `input` is normal with a few outliers (+-8), `vec` uniform in [-2, 2), so outputs have a standard
 deviation of about 1.15 * sqrt(K).
 
 Tolerance: float32 1e-5 * sqrt(K) + 1e-5 * |ref| (the default widened with K, room for a different fp32
@@ -43,7 +43,7 @@ TASK = {
         {"name": "check_transposed", "role": "check", "params": {"M": 129, "K": 127, "input_layout": "transposed"}},
         {"name": "check_slice_strided_vec", "role": "check",
          "params": {"M": 65, "K": 129, "input_layout": "column_slice", "vec_layout": "strided"}},
-        {"name": "check_long_k", "role": "check", "params": {"M": 33, "K": 4097}},
+        {"name": "check_long_k", "role": "check", "params": {"M": 33, "K": 9001}},
         {"name": "check_short_rows", "role": "check", "params": {"M": 1025, "K": 33}},
         {"name": "bench", "role": "bench", "params": {"M": 49152, "K": 32768}},
     ],
