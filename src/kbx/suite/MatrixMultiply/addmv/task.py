@@ -11,8 +11,9 @@ and rounded once. Memory-bound, like mv: the time is the time to read `mat`.
 Workloads cover each broadcast form of `input`, beta and alpha other than 1 (negative, fractional, and beta=0
 with NaN and inf in `input`), a column-major matrix, a strided `vec` and `input` (every other element of a wider
 buffer: a kernel that reads `vec` as dense passed every other workload), odd sizes and a long reduction
-(K = 4097). Values: `mat`
-normal with a few outliers (+-8), `vec` uniform in [-2, 2), `input` normal with standard deviation sqrt(K).
+(K = 9001, past any block of 8192 a kernel might hold a whole row in: one with no loop over K passed K = 4097).
+Values: `mat` normal with a few outliers (+-8), `vec` uniform in [-2, 2), `input` normal with standard deviation
+sqrt(K).
 
 Tolerance: 5e-3 * sqrt(K) + 2e-3 * |ref|: two fp16 ulps of the output (a different fp32 order can flip the final
 rounding), and an absolute part for outputs where the two terms cancel: PyTorch's CPU addmv rounds alpha * (mat @
@@ -52,7 +53,7 @@ TASK = {
         {"name": "check_beta_zero_nan", "role": "check",
          "params": {"M": 65, "K": 33, "input": "full", "beta": 0.0, "alpha": -2.0}},
         {"name": "check_scalar_long_k", "role": "check",
-         "params": {"M": 33, "K": 4097, "input": "scalar", "beta": 1.0, "alpha": 1.0}},
+         "params": {"M": 33, "K": 9001, "input": "scalar", "beta": 1.0, "alpha": 1.0}},
         {"name": "bench", "role": "bench", "params": {"M": 65536, "K": 32768, "input": "full", "beta": 0.5}},
     ],
 }
