@@ -12,7 +12,9 @@ keys 0..i (not the bottom-right alignment of some flash-attention libraries), so
 key 0. Workloads cover sequence lengths that are not multiples of a block size (129, 200, 77), key/value lengths
 different from the query length (causal and not), head dims 32, 64, 80 (not a power of two: the scale is
 1/sqrt(80)) and 128, and non-contiguous layouts: (B, S, H, D) tensors transposed to (B, H, S, D) and q/k/v
-sliced out of one packed (B, S, 3, H, D) projection. Scores are large enough (std ~1.4) that the softmax is far
+sliced out of one packed (B, S, 3, H, D) projection, with two batch entries (a batch stride other than H times
+the head stride: a kernel that steps a merged batch-and-head index by the head stride passed every workload of
+one batch entry). Scores are large enough (std ~1.4) that the softmax is far
 from uniform and its running maximum keeps changing along a row.
 
 q, k and v do not always share a layout: in `check_short_kv_d32` value is a (B, S, H, D) view next to contiguous
@@ -68,7 +70,7 @@ TASK = {
          "params": {"batch": 1, "heads": 2, "s_q": 200, "s_kv": 129, "head_dim": 64, "is_causal": True,
                     "layout": "bshd", "key_layout": "bhsd"}},
         {"name": "check_packed_causal_d32", "role": "check",
-         "params": {"batch": 1, "heads": 2, "s_q": 129, "s_kv": 129, "head_dim": 32, "is_causal": True,
+         "params": {"batch": 2, "heads": 2, "s_q": 129, "s_kv": 129, "head_dim": 32, "is_causal": True,
                     "layout": "packed"}},
         {"name": "check_d80", "role": "check",
          "params": {"batch": 1, "heads": 2, "s_q": 129, "s_kv": 77, "head_dim": 80, "is_causal": False}},
