@@ -17,8 +17,10 @@ to Hq heads.
 
 Workloads cover group sizes 1, 2, 3 and 4 (MQA: one key/value head for four query heads), sequence lengths
 that are not multiples of a block size (129, 200, 77), Sk > Sq and Sk < Sq, head dims 32, 64 and 128, and
-(B, S, H, D) tensors transposed to (B, H, S, D). Scores have a standard deviation of about 1.4, so the softmax
-is far from uniform and its running maximum keeps changing along a row; value has an offset of 0.5.
+(B, S, H, D) tensors transposed to (B, H, S, D), two batch entries of them (a batch stride other than H times the
+head stride: a kernel that steps a merged batch-and-head index by the head stride passed every workload of one
+batch entry). Scores have a standard deviation of about 1.4, so the softmax is far from uniform and its running
+maximum keeps changing along a row; value has an offset of 0.5.
 
 Tolerance: float16 4e-3 + 4e-3 |ref| (as for scaled_dot_product_attention: the probabilities are rounded to
 float16 before the P @ V product, and PyTorch's kernels differ in how they round); bfloat16 the default
@@ -75,7 +77,7 @@ TASK = {
          "params": {"batch": 1, "q_heads": 6, "kv_heads": 2, "s_q": 77, "s_kv": 200, "head_dim": 32,
                     "value_layout": "bshd"}},
         {"name": "check_q_longer_bshd", "role": "check",
-         "params": {"batch": 1, "q_heads": 4, "kv_heads": 2, "s_q": 129, "s_kv": 77, "head_dim": 64,
+         "params": {"batch": 2, "q_heads": 4, "kv_heads": 2, "s_q": 129, "s_kv": 77, "head_dim": 64,
                     "layout": "bshd", "key_layout": "bhsd"}},
         {"name": "check_mha", "role": "check",
          "params": {"batch": 2, "q_heads": 1, "kv_heads": 1, "s_q": 129, "s_kv": 129, "head_dim": 32}},
