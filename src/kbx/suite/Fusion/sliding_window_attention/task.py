@@ -17,9 +17,10 @@ Workloads cover windows of 1 (each row sees only itself), 17, 32 and 50 (a query
 entirely outside the window of its last rows, so a running maximum that starts at -inf must not turn into
 NaN), 257 (wide enough for key blocks that need no mask at all), a window longer than the sequence (plain
 causal attention), sequence lengths that are not multiples of a block size (77, 129, 161, 200, 520), head dims
-32, 64 and 128, an explicit scale, and (B, S, H, D) tensors transposed to (B, H, S, D). Scores have a
-standard deviation of about 1.4, so the softmax is far from uniform and its running maximum keeps changing
-along a row; value has an offset of 0.5.
+32, 64 and 128, an explicit scale, and (B, S, H, D) tensors transposed to (B, H, S, D), two batch entries of
+them (a batch stride other than H times the head stride: a kernel that steps a merged batch-and-head index by
+the head stride passed every workload of one batch entry). Scores have a standard deviation of about 1.4, so
+the softmax is far from uniform and its running maximum keeps changing along a row; value has an offset of 0.5.
 
 Tolerance: the defaults (float16 1e-3 + 1e-3 |ref|, bfloat16 1.6e-2 + 1.6e-2 |ref|): against a float32
 reference the kernel's only roundings are the probabilities (to the dtype, for the tensor-core P @ V) and
@@ -93,7 +94,7 @@ TASK = {
         {"name": "check_window_past_seq_d128", "role": "check",
          "params": {"batch": 1, "heads": 1, "seq": 200, "head_dim": 128, "window": 500}},
         {"name": "check_w50_bshd_scale", "role": "check",
-         "params": {"batch": 1, "heads": 2, "seq": 161, "head_dim": 64, "window": 50, "scale": 0.3,
+         "params": {"batch": 2, "heads": 2, "seq": 161, "head_dim": 64, "window": 50, "scale": 0.3,
                     "layout": "bshd", "key_layout": "bhsd"}},
         {"name": "check_w257_long", "role": "check",
          "params": {"batch": 1, "heads": 1, "seq": 520, "head_dim": 32, "window": 257}},
