@@ -7,7 +7,9 @@ output feature, as nn.Linear stores it: the product uses its transpose), `bias` 
 has the input's leading dimensions and N features, in the input's dtype. For float32 the products are true fp32
 (the reference turns TF32 off); bfloat16 products are summed in fp32, the bias added, and the result rounded once.
 
-Workloads cover 2-D and 3-D inputs, with and without bias, odd sizes that straddle tile boundaries (127, 129,
+Workloads cover 2-D and 3-D inputs (the 3-D one without bias holds the first 33 positions of longer sequences,
+so its leading dims do not merge: a kernel that steps flattened rows by the row stride passed every other
+workload), with and without bias, odd sizes that straddle tile boundaries (127, 129,
 65, 33), a column-major input and a weight stored transposed (a (K, N) tensor viewed as (N, K)), a 3-D input
 whose feature axis is strided, and a long reduction (K = 2049, no bias: cuBLASLt's fused-bias path may split K
 and add partial sums in bf16 whatever PyTorch's flags say). Values: `input` is normal with a few outliers (+-8),
@@ -57,7 +59,7 @@ TASK = {
         {"name": "smoke", "role": "smoke", "params": {"input": [64, 96], "N": 80, "K": 96}},
         {"name": "check_odd", "role": "check", "params": {"input": [127, 129], "N": 65, "K": 129}},
         {"name": "check_3d_no_bias", "role": "check",
-         "params": {"input": [3, 33, 65], "N": 127, "K": 65, "bias": False}},
+         "params": {"input": [3, 33, 65], "N": 127, "K": 65, "bias": False, "input_layout": "seq_slice"}},
         {"name": "check_transposed", "role": "check",
          "params": {"input": [129, 127], "N": 65, "K": 127, "input_layout": "transposed",
                     "weight_layout": "transposed"}},
@@ -90,8 +92,18 @@ def make_inputs(workload, dtype, generator):
     x = inputs.with_outliers(x, generator, fraction=1e-3, magnitude=8.0)
     w = inputs.uniform([N, K], -2.0, 2.0, dtype, generator)
     b = inputs.randn([N], dtype, generator, scale=4.0) if p.get("bias", True) else None
+    layout = p.get("input_layout", "contiguous")
+    if layout == "seq_slice":
+        # The first S positions of (B, S + 7, K) sequences: a batch stride other than S times the row stride, so
+        # the leading dims do not merge into one evenly strided dim.
+        shape = p["input"]
+        full = torch.zeros([*shape[:-2], shape[-2] + 7, K], dtype=x.dtype, device=x.device)
+        full[..., : shape[-2], :] = x
+        x = full[..., : shape[-2], :]
+    else:
+        x = inputs.layout(x, layout)
     return {
-        "input": inputs.layout(x, p.get("input_layout", "contiguous")),
+        "input": x,
         "weight": inputs.layout(w, p.get("weight_layout", "contiguous")),
         "bias": b,
     }
