@@ -25,7 +25,9 @@ for every faithful way of computing it:
   even neighbour.
 Rows have scales spread over 2^-6 .. 2^6, one element in 64 is an outlier of 8x the row's spread (a row's max is
 often a lone outlier), the sign of the max varies (max(x) instead of max(|x|) fails), one row is all zeros in
-most workloads; inputs come 2-D and 3-D, contiguous, column-major or strided, with rows shorter and longer
+most workloads; inputs come 2-D and 3-D, contiguous, column-major or strided (the 3-D one holds the first 33 rows
+of longer sequences, so its leading dims do not merge: a kernel that steps flattened rows by the row stride
+passed every other workload), with rows shorter and longer
 than one block. In `check_late_peak_long` (rows of 20011, longer than a block of 16384) each row's largest
 magnitude sits past element 16384: a kernel that reads only its first blocks, or merges their maxima wrongly,
 gets every scale wrong (the solution, whose blocks stop at 8192, passed every other check with its loop cut to
@@ -54,7 +56,7 @@ TASK = {
         {"name": "smoke", "role": "smoke", "params": {"shape": [16, 100], "ties": True}},
         {"name": "check_ties", "role": "check", "params": {"shape": [127, 129], "ties": True, "zero_row": True}},
         {"name": "check_long_rows", "role": "check", "params": {"shape": [9, 4097], "zero_row": True}},
-        {"name": "check_3d", "role": "check", "params": {"shape": [3, 33, 257], "ties": True}},
+        {"name": "check_3d", "role": "check", "params": {"shape": [3, 33, 257], "ties": True, "layout": "seq_slice"}},
         {"name": "check_transposed", "role": "check",
          "params": {"shape": [129, 127], "layout": "transposed", "zero_row": True}},
         {"name": "check_strided", "role": "check", "params": {"shape": [65, 33], "layout": "strided", "ties": True}},
@@ -107,4 +109,11 @@ def make_inputs(workload, dtype, generator):
     if p.get("zero_row", False):
         x[rows // 2] = 0.0
     x = x.to(inputs.torch_dtype(dtype)).reshape(shape)
-    return {"input": inputs.layout(x, p.get("layout", "contiguous"))}
+    layout = p.get("layout", "contiguous")
+    if layout == "seq_slice":
+        # The first S rows of (B, S + 7, K) sequences: a batch stride other than S times the row stride, so the
+        # leading dims do not merge into one evenly strided dim.
+        full = torch.zeros([*shape[:-2], shape[-2] + 7, K], dtype=x.dtype, device=x.device)
+        full[..., : shape[-2], :] = x
+        return {"input": full[..., : shape[-2], :]}
+    return {"input": inputs.layout(x, layout)}
