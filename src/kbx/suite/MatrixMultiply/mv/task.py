@@ -8,8 +8,9 @@ read the matrix. Products are summed in fp32 (for float16, rounded once at the e
 
 Workloads cover odd sizes that straddle block sizes (127, 129, 65, 33), a column-major (transposed) matrix, a
 matrix that is a column slice of a wider one with a strided `vec`, a long reduction (K = 9001, past any block of
-8192 a kernel might hold a whole row in: one with no loop over K passed K = 4097) and many short rows. Values: `input` is normal with a few outliers (+-8), `vec` uniform in [-2, 2), so outputs have a standard
-deviation of about 1.15 * sqrt(K).
+8192 a kernel might hold a whole row in: one with no loop over K passed K = 4097) and many short rows. Values:
+`input` is normal with a few outliers (+-8), `vec` uniform in [-2, 2), so outputs have a standard deviation of
+about 1.15 * sqrt(K).
 
 Tolerance: float32 1e-5 * sqrt(K) + 1e-5 * |ref| (the default widened with K, room for a different fp32
 summation order); float16 2e-4 * sqrt(K) + 2e-3 * |ref| (two fp16 ulps, as a different fp32 order can flip the

@@ -73,8 +73,6 @@ def _swa_fwd_kernel(
 ):
     m0 = tl.program_id(0) * BLOCK_M
     bh = tl.program_id(1)
-    b = bh // heads
-    h = bh - b * heads
     # Batch and heads as one flat index, stepped by the head stride: (b, h) is head b * H + h of the B * H.
     q_base = q_ptr + bh.to(tl.int64) * stride_qh
     k_base = k_ptr + bh.to(tl.int64) * stride_kh
