@@ -50,11 +50,11 @@ TASK = {
     "contract": {
         "kind": "allclose", "tolerance": {"float16": [4e-3, 4e-3]},
         "insensitive": {
-            "workloads": ["check_mqa_d128", "check_g3_kv_longer"],
+            "workloads": ["check_mqa_d128", "check_g3_kv_longer", "check_q_longer_bshd"],
             "reason": (
                 "in bfloat16 the query's rounding to the dtype (rounded_inputs) moves every score by up to 2^-8 of "
                 "itself; where an output is a nearly cancelling mean of values of both signs, the truth's response "
-                "to that is more than half of it on 1.1-1.3 % of the elements"
+                "to that is more than half of it on 1.1-1.4 % of the elements"
             ),
         },
         "rounded_inputs": {
