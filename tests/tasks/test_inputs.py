@@ -1,4 +1,4 @@
-"""`inputs.late_extremum`: one unique extremum per slice, past every power-of-two prefix of the slice."""
+"""`inputs` helpers: `late_extremum`, `close_values`, `signs` and the `seq_slice` layout."""
 
 import pytest
 import torch
@@ -59,3 +59,23 @@ def test_signs_are_never_zero_and_follow_the_uniform_stream(monkeypatch):
     # A draw of exactly 0, which `.sign()` would turn into a zero diagonal entry, gives +1.
     monkeypatch.setattr(inputs, "uniform", lambda shape, low, high, dtype, generator: torch.zeros(shape))
     assert torch.equal(inputs.signs(shape, torch.Generator()), torch.ones(shape))
+
+
+@pytest.mark.parametrize("shape", [[3, 33, 65], [2, 3, 5, 7]])
+def test_seq_slice_keeps_the_values_and_its_leading_dims_do_not_merge(shape):
+    x = inputs.randn(shape, "float32", generator())
+    y = inputs.layout(x, "seq_slice")
+    assert torch.equal(y, x) and y.shape == x.shape and y.stride(-1) == 1
+    assert y.stride(-3) != shape[-2] * y.stride(-2)  # the batch stride is not S rows
+    with pytest.raises(RuntimeError):
+        y.view(-1, shape[-1])
+    flat = y.reshape(-1, shape[-1])
+    assert flat.data_ptr() != y.data_ptr() and torch.equal(flat, x.reshape(-1, shape[-1]))
+    # Rows read at m * stride(-2) (no reshape) are right for the first sequence only.
+    stepped = y.as_strided(flat.shape, (y.stride(-2), 1))
+    assert torch.equal(stepped[: shape[-2]], flat[: shape[-2]]) and not torch.equal(stepped, flat)
+
+
+def test_seq_slice_needs_three_dims():
+    with pytest.raises(ValueError):
+        inputs.layout(torch.zeros(4, 5), "seq_slice")

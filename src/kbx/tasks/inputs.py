@@ -140,12 +140,26 @@ def strided(x: torch.Tensor, step: int = 2) -> torch.Tensor:
     return padded[..., ::step]
 
 
+def seq_slice(x: torch.Tensor, extra: int = 7) -> torch.Tensor:
+    """The same values as x (at least 3-D), as the first x.shape[-2] positions of zero-padded sequences `extra`
+    longer along dim -2: the leading dims do not merge (the dim -3 stride is not x.shape[-2] times the row stride),
+    so `view(-1, x.shape[-1])` fails and `reshape` copies. A kernel that flattens rows by stepping stride(-2), right
+    for every contiguous input, reads the wrong rows after the first sequence."""
+    if x.dim() < 3:
+        raise ValueError(f"seq_slice needs a tensor of at least 3 dims, got shape {tuple(x.shape)}")
+    full = torch.zeros([*x.shape[:-2], x.shape[-2] + extra, x.shape[-1]], dtype=x.dtype, device=x.device)
+    full[..., : x.shape[-2], :] = x
+    return full[..., : x.shape[-2], :]
+
+
 def layout(x: torch.Tensor, name: str) -> torch.Tensor:
-    """Apply a named layout from workload params: `contiguous`, `transposed` or `strided`."""
+    """Apply a named layout from workload params: `contiguous`, `transposed`, `strided` or `seq_slice` (>= 3-D)."""
     if name == "contiguous":
         return x
     if name == "transposed":
         return transposed(x)
     if name == "strided":
         return strided(x)
+    if name == "seq_slice":
+        return seq_slice(x)
     raise ValueError(f"unknown layout {name!r}")

@@ -83,17 +83,8 @@ def make_inputs(workload, dtype, generator):
     x = inputs.with_outliers(x, generator, fraction=1e-3, magnitude=6.0)
     w = inputs.randn([N, K], dtype, generator, scale=1.5 / K**0.5)
     b = inputs.randn([N], dtype, generator, scale=0.5, offset=0.25) if p.get("bias", True) else None
-    layout = p.get("input_layout", "contiguous")
-    if layout == "seq_slice":
-        # The first S positions of (B, S + 7, K) sequences: a batch stride other than S times the row stride, so
-        # the leading dims do not merge into one evenly strided dim.
-        full = torch.zeros([*shape[:-2], shape[-2] + 7, K], dtype=x.dtype, device=x.device)
-        full[..., : shape[-2], :] = x
-        x = full[..., : shape[-2], :]
-    else:
-        x = inputs.layout(x, layout)
     return {
-        "input": x,
+        "input": inputs.layout(x, p.get("input_layout", "contiguous")),
         "weight": inputs.layout(w, p.get("weight_layout", "contiguous")),
         "bias": b,
     }

@@ -92,18 +92,8 @@ def make_inputs(workload, dtype, generator):
     x = inputs.with_outliers(x, generator, fraction=1e-3, magnitude=8.0)
     w = inputs.uniform([N, K], -2.0, 2.0, dtype, generator)
     b = inputs.randn([N], dtype, generator, scale=4.0) if p.get("bias", True) else None
-    layout = p.get("input_layout", "contiguous")
-    if layout == "seq_slice":
-        # The first S positions of (B, S + 7, K) sequences: a batch stride other than S times the row stride, so
-        # the leading dims do not merge into one evenly strided dim.
-        shape = p["input"]
-        full = torch.zeros([*shape[:-2], shape[-2] + 7, K], dtype=x.dtype, device=x.device)
-        full[..., : shape[-2], :] = x
-        x = full[..., : shape[-2], :]
-    else:
-        x = inputs.layout(x, layout)
     return {
-        "input": x,
+        "input": inputs.layout(x, p.get("input_layout", "contiguous")),
         "weight": inputs.layout(w, p.get("weight_layout", "contiguous")),
         "bias": b,
     }

@@ -109,11 +109,4 @@ def make_inputs(workload, dtype, generator):
     if p.get("zero_row", False):
         x[rows // 2] = 0.0
     x = x.to(inputs.torch_dtype(dtype)).reshape(shape)
-    layout = p.get("layout", "contiguous")
-    if layout == "seq_slice":
-        # The first S rows of (B, S + 7, K) sequences: a batch stride other than S times the row stride, so the
-        # leading dims do not merge into one evenly strided dim.
-        full = torch.zeros([*shape[:-2], shape[-2] + 7, K], dtype=x.dtype, device=x.device)
-        full[..., : shape[-2], :] = x
-        return {"input": full[..., : shape[-2], :]}
-    return {"input": inputs.layout(x, layout)}
+    return {"input": inputs.layout(x, p.get("layout", "contiguous"))}
