@@ -23,6 +23,11 @@ the final rounding); bfloat16 the default 1.6e-2 + 1.6e-2 |ref|. ReLU commutes w
 kernel rounds exactly where the reference does. Measured (CPU interpreter, seeds 0-2): the solution uses at
 most 0.35 of the float16 tolerance (the reference itself is 0.23 of it away from an fp64 evaluation) and
 matches the bfloat16 reference to within 0.001 of its tolerance; both wrong candidates exceed it by far.
+
+`check_no_bias`'s 3-D input holds the first 13 positions of longer sequences (`inputs.seq_slice`), so its leading
+dims do not merge: a kernel that flattens them into rows by stepping the row stride, with no reshape, passed every
+workload before (in the biased `check_3d` the CPU reference errs more on such an input, and a 50 % error passed on
+1.5 % of the bfloat16 outputs).
 """
 
 import math
@@ -50,7 +55,8 @@ TASK = {
         {"name": "smoke", "role": "smoke", "params": {"input": [64, 96], "N": 80}},
         {"name": "check_odd", "role": "check", "params": {"input": [127, 129], "N": 65}},
         {"name": "check_3d", "role": "check", "params": {"input": [3, 33, 65], "N": 127}},
-        {"name": "check_no_bias", "role": "check", "params": {"input": [65, 127], "N": 129, "bias": False}},
+        {"name": "check_no_bias", "role": "check",
+         "params": {"input": [5, 13, 127], "N": 129, "bias": False, "input_layout": "seq_slice"}},
         {"name": "check_transposed", "role": "check",
          "params": {"input": [129, 127], "N": 65, "input_layout": "transposed", "weight_layout": "transposed"}},
         {"name": "bench_3d", "role": "bench", "params": {"input": [4, 2048, 4096], "N": 16384}},

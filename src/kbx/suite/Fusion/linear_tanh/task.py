@@ -26,6 +26,11 @@ tanh' <= 1 and |tanh(z)| <= |z|, that changes the result by at most about an ulp
 interpreter, seeds 0-2): the solution uses at most 0.41 of the float16 tolerance and 0.16 of the
 bfloat16 one (the reference itself is up to 0.35 and 0.14 of them away from an fp64 evaluation, the solution
 0.20 and 0.08); both wrong candidates exceed it by far.
+
+`check_no_bias`'s 3-D input holds the first 13 positions of longer sequences (`inputs.seq_slice`), so its leading
+dims do not merge: a kernel that flattens them into rows by stepping the row stride, with no reshape, reads the
+wrong rows after the first sequence (in the biased `check_3d` the CPU reference errs more on such an input, and
+a 50 % error passed on 1.5 % of the bfloat16 outputs).
 """
 
 import math
@@ -52,7 +57,8 @@ TASK = {
         {"name": "smoke", "role": "smoke", "params": {"input": [64, 96], "N": 80}},
         {"name": "check_odd", "role": "check", "params": {"input": [127, 129], "N": 65}},
         {"name": "check_3d", "role": "check", "params": {"input": [3, 33, 65], "N": 127}},
-        {"name": "check_no_bias", "role": "check", "params": {"input": [65, 127], "N": 129, "bias": False}},
+        {"name": "check_no_bias", "role": "check",
+         "params": {"input": [5, 13, 127], "N": 129, "bias": False, "input_layout": "seq_slice"}},
         {"name": "check_transposed", "role": "check",
          "params": {"input": [129, 127], "N": 65, "input_layout": "transposed", "weight_layout": "transposed"}},
         {"name": "check_saturated", "role": "check", "params": {"input": [33, 129], "N": 65, "gain": 60.0}},
