@@ -30,6 +30,10 @@ whose scales spread over 2^-2 .. 2^2 (so every int8 value occurs); a bias of abo
 (K = 9001) each activation row's largest magnitude sits past element 8192, so a row maximum read from the first
 blocks only, or merged wrongly, sets a wrong scale (the solution, whose blocks stop at 8192, passed every other
 check with its loop cut to one block).
+
+`check_3d_long_k`'s input holds the first 11 positions of longer sequences (`inputs.seq_slice`), so its leading dims
+do not merge: a kernel that flattens them into rows by stepping the row stride, with no reshape, reads the wrong
+rows after the first sequence.
 """
 
 import math
@@ -53,7 +57,8 @@ TASK = {
         {"name": "check_odd", "role": "check",
          "params": {"batch": [127], "N": 65, "K": 129, "bias": True, "zero_row": True}},
         {"name": "check_3d_long_k", "role": "check",
-         "params": {"batch": [3, 11], "N": 129, "K": 1000, "bias": False, "zero_row": True}},
+         "params": {"batch": [3, 11], "N": 129, "K": 1000, "bias": False, "zero_row": True,
+                    "input_layout": "seq_slice"}},
         {"name": "check_late_peak_long_k", "role": "check",
          "params": {"batch": [5], "N": 17, "K": 9001, "bias": True, "peak": "late"}},
         {"name": "check_layouts", "role": "check",
