@@ -18,6 +18,10 @@ Inputs: every row of `input` has its own scale (1/4 to 4, times 0.05 in the larg
 dominates the mean square); `gate` is wide (std 3) with outliers of +-30, so silu's negative dip and both
 saturated tails occur. Workloads cover rows of 100, 127, 129, 1000, 4097 and 20485 (longer than one on-chip
 tile), a 3-D input, a transposed input and a strided gate.
+
+`check_129_3d`'s input and gate hold the first 11 rows of longer sequences (`inputs.seq_slice`), so their leading
+dims do not merge: a kernel that flattens them into rows by stepping the row stride, with no reshape, reads the
+wrong rows after the first sequence.
 """
 
 import torch
@@ -38,7 +42,8 @@ TASK = {
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [8, 100]}},
         {"name": "check_127", "role": "check", "params": {"shape": [65, 127]}},
-        {"name": "check_129_3d", "role": "check", "params": {"shape": [3, 11, 129]}},
+        {"name": "check_129_3d", "role": "check",
+         "params": {"shape": [3, 11, 129], "input_layout": "seq_slice", "gate_layout": "seq_slice"}},
         {"name": "check_4097", "role": "check", "params": {"shape": [9, 4097]}},
         {"name": "check_long_rows", "role": "check", "params": {"shape": [3, 20485]}},
         {"name": "check_large_eps", "role": "check", "params": {"shape": [40, 1000], "scale": 0.05, "eps": 0.1}},
