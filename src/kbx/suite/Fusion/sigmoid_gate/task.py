@@ -18,8 +18,12 @@ Inputs: `gate` is wide (std 3) with outliers of +-30, so the sigmoid's middle an
 (..., 2D) projection: strided views whose rows are 2D apart.
 
 In two workloads gate's layout differs from input's (a contiguous gate with a transposed input in
-`check_transposed`, a transposed gate with a contiguous input in `check_3d`): a kernel that reads one operand
+`check_transposed`, a transposed gate with a row-major input in `check_3d`): a kernel that reads one operand
 through the other's strides, or walks each in its own memory order, passed while the two shared one layout.
+
+`check_3d`'s input holds the first 33 rows of longer sequences (`inputs.seq_slice`), so its leading dims do not
+merge: a kernel that flattens them into rows by stepping the row stride, with no reshape, reads the wrong rows after
+the first sequence.
 """
 
 import torch
@@ -40,7 +44,8 @@ TASK = {
         {"name": "smoke", "role": "smoke", "params": {"shape": [8, 100]}},
         {"name": "check_tail", "role": "check", "params": {"shape": [4097]}},
         {"name": "check_2d", "role": "check", "params": {"shape": [129, 127]}},
-        {"name": "check_3d", "role": "check", "params": {"shape": [3, 33, 65], "gate_layout": "transposed"}},
+        {"name": "check_3d", "role": "check",
+         "params": {"shape": [3, 33, 65], "layout": "seq_slice", "gate_layout": "transposed"}},
         {"name": "check_transposed", "role": "check",
          "params": {"shape": [127, 129], "layout": "transposed", "gate_layout": "contiguous"}},
         {"name": "check_packed", "role": "check", "params": {"shape": [5, 17, 129], "layout": "packed"}},

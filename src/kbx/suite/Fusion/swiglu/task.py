@@ -17,8 +17,12 @@ the common packed layout where gate and up are the two halves of one fused proje
 views whose rows are 2I apart.
 
 In two workloads up's layout differs from gate's (a contiguous up with a transposed gate in
-`check_transposed`, a transposed up with a contiguous gate in `check_3d`): a kernel that reads one operand
+`check_transposed`, a transposed up with a row-major gate in `check_3d`): a kernel that reads one operand
 through the other's strides, or walks each in its own memory order, passed while the two shared one layout.
+
+`check_3d`'s gate holds the first 33 rows of longer sequences (`inputs.seq_slice`), so its leading dims do not
+merge: a kernel that flattens them into rows by stepping the row stride, with no reshape, passed every workload
+before.
 """
 
 import torch
@@ -40,7 +44,8 @@ TASK = {
         {"name": "smoke", "role": "smoke", "params": {"shape": [8, 100]}},
         {"name": "check_tail", "role": "check", "params": {"shape": [4097]}},
         {"name": "check_2d", "role": "check", "params": {"shape": [129, 127]}},
-        {"name": "check_3d", "role": "check", "params": {"shape": [3, 33, 65], "up_layout": "transposed"}},
+        {"name": "check_3d", "role": "check",
+         "params": {"shape": [3, 33, 65], "layout": "seq_slice", "up_layout": "transposed"}},
         {"name": "check_transposed", "role": "check",
          "params": {"shape": [127, 129], "layout": "transposed", "up_layout": "contiguous"}},
         {"name": "check_packed", "role": "check", "params": {"shape": [5, 17, 129], "layout": "packed"}},
