@@ -129,6 +129,7 @@ def _enter(spec: dict[str, Any], fds: tuple[int, int, int] | None) -> tuple[_Cha
     from kbx.tasks.registry import task_at
 
     if spec["device"] == "cpu":
+        from kbx.evaluation.candidate.fresh_memory import poison_new_memory
         from kbx.evaluation.candidate.interpreter import install_interpreter_shims
 
         install_interpreter_shims()
@@ -145,20 +146,6 @@ def _enter(spec: dict[str, Any], fds: tuple[int, int, int] | None) -> tuple[_Cha
         channel.send(protocol.ConfinementFailed(f"could not confine itself: {type(exc).__name__}: {exc}"))
         return None
     return channel, task, code
-
-
-def poison_new_memory() -> None:
-    """From here on, memory torch hands out uninitialised (`torch.empty` and its kin, the candidate's outputs among
-    them) is filled first: NaN for floating point, the largest value for integers, True for booleans. An output
-    element a kernel never writes then cannot pass for a right 0 because the allocator happened to return zeroed
-    pages (a loss kernel that skipped the ignored positions passed or failed by the allocator's luck). It is torch's
-    deterministic mode, `warn_only` so that no operator of the candidate's wrapper raises for want of a
-    deterministic implementation. On the CPU only: on a GPU the fill kernels would run inside the timed calls, and
-    their launches have not been checked against the launch trace's rules on a GPU yet."""
-    import torch
-
-    torch.use_deterministic_algorithms(True, warn_only=True)
-    torch.utils.deterministic.fill_uninitialized_memory = True
 
 
 def _watchers(device: str, job_dir: Path, channel: _Channel, policy: Policy

@@ -29,23 +29,37 @@ def split(user_namespace: bool) -> None:
         Path("/proc/self/setgroups").write_text("deny")
         Path("/proc/self/uid_map").write_text(f"0 {uid} 1")
         Path("/proc/self/gid_map").write_text(f"0 {gid} 1")
-    pid = os.fork()
+    # Held from before the fork until the warden's handlers are in: a stop that came between (the worker is quick
+    # to start; a loaded CI machine, 2026-11-28) killed the warden by the default action, not by its handler.
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
+    try:
+        pid = os.fork()
+    except OSError:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        raise
     if pid == 0:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         libc.prctl(libc.PR_SET_PDEATHSIG, signal.SIGKILL)
         return
-    _watch(pid)
+    _watch(pid, mask)
 
 
-def _watch(pid: int) -> None:
-    """The warden's whole life after the fork: wait for the worker, then leave as it left."""
+_STOPS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+"""The signals that stop the warden (it kills the worker, then exits)."""
+
+
+def _watch(pid: int, mask: set[signal.Signals]) -> None:
+    """The warden's whole life after the fork: wait for the worker, then leave as it left (`mask`: the signal
+    mask from before the fork, restored once the stops have their handlers)."""
     os.closerange(3, _max_fd())
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     try:
         libc.set_undumpable()
     except OSError:
         pass
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    for sig in _STOPS:
         signal.signal(sig, lambda *_: _kill_and_exit(pid))
+    signal.pthread_sigmask(signal.SIG_SETMASK, mask)
     _, status, usage = os.wait4(pid, 0)
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)

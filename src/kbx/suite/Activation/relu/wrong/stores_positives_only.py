@@ -3,8 +3,8 @@
 The store is masked by `x > 0` as well as by the tail, so every element where ReLU gives 0 keeps the memory the
 allocator returned. Fresh pages are zero, so on a machine that hands them out the output looks right; memory that
 was used before (a GPU's caching allocator, a reused CPU block) holds stale values there. The candidate worker on
-the CPU fills new memory with NaN (`kbx.evaluation.candidate.worker.poison_new_memory`), so there the zeros come out
-NaN on every case, whatever the allocator did (tests/evaluation/candidate/test_worker.py).
+the CPU fills new memory with NaN (`kbx.evaluation.candidate.fresh_memory`), so there the zeros come out NaN on
+every case, whatever the allocator did (tests/evaluation/candidate/test_worker.py).
 """
 
 import torch
