@@ -24,6 +24,7 @@ from typing import Any
 
 from kbx.candidates.policy import Policy
 from kbx.evaluation import protocol
+from kbx.evaluation.candidate.fresh_memory import filled_new_memory
 from kbx.evaluation.candidate.timing import Handover, Timer, refill, traced
 from kbx.evaluation.candidate.triton_host import note_launcher_signatures, noted_signatures, warm_triton
 from kbx.evaluation.confinement.enter import ConfinementSpec, confine, split
@@ -129,12 +130,10 @@ def _enter(spec: dict[str, Any], fds: tuple[int, int, int] | None) -> tuple[_Cha
     from kbx.tasks.registry import task_at
 
     if spec["device"] == "cpu":
-        from kbx.evaluation.candidate.fresh_memory import poison_new_memory
         from kbx.evaluation.candidate.interpreter import install_interpreter_shims
 
         install_interpreter_shims()
         torch.set_num_threads(1)
-        poison_new_memory()
     task = task_at(Path(spec["task_dir"]))
     code = import_task(task)
     _import_what_the_session_uses()
@@ -301,7 +300,7 @@ class _Session:
             self.tuning.quick = not case.get("full_tuning")
         self.guards.before_call()
         try:
-            with self.recorder.recording(), traced(self.tracer, inputs):
+            with self.recorder.recording(), traced(self.tracer, inputs), filled_new_memory():
                 result = self.entry(**inputs)
             if self.device == "cuda":
                 torch.cuda.synchronize()

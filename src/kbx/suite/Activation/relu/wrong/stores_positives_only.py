@@ -1,10 +1,10 @@
 """Writes only the positive outputs: the zeros are left to whatever `torch.empty` handed out.
 
 The store is masked by `x > 0` as well as by the tail, so every element where ReLU gives 0 keeps the memory the
-allocator returned. Fresh pages are zero, so on a machine that hands them out the output looks right; memory that
-was used before (a GPU's caching allocator, a reused CPU block) holds stale values there. The candidate worker on
-the CPU fills new memory with NaN (`kbx.evaluation.candidate.fresh_memory`), so there the zeros come out NaN on
-every case, whatever the allocator did (tests/evaluation/candidate/test_worker.py).
+allocator returned. Fresh pages and fresh GPU memory are zero, so where the allocator hands them out the output looks
+right; a reused block holds whatever was there. The candidate worker fills new memory with NaN during correctness
+calls (`kbx.evaluation.candidate.fresh_memory`), so the zeros come out NaN on every case, whatever the allocator did
+(tests/evaluation/candidate/test_worker.py).
 """
 
 import torch
