@@ -11,8 +11,9 @@ from kbx.running.runner import RunOptions, run_method
 ray = pytest.importorskip("ray")
 pytestmark = pytest.mark.slow
 
-STARTER = ["gelu", "relu", "linear_gelu", "scaled_dot_product_attention", "index_select", "cross_entropy", "add",
-           "erf", "bmm", "matmul", "layer_norm", "softmax", "avg_pool2d", "matmul_w8a8", "argmax", "sum"]
+# Six tasks, one per kind of output (elementwise, a fused linear, a scalar loss, integers, an int8 matmul, indices):
+# the sixteen this test ran until session 25 cost CI about a minute more and went through the same code.
+STARTER = ["relu", "linear_gelu", "cross_entropy", "argmax", "matmul_w8a8", "index_select"]
 
 
 @pytest.fixture(scope="module")
