@@ -4,6 +4,7 @@ CPU interpreter (smoke + check) and every wrong/* candidate fails with its expec
 
 from __future__ import annotations
 
+import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -36,7 +37,21 @@ def verdicts(cpu_evaluator, request) -> dict[Path, Evaluation]:
         return path, cpu_evaluator.evaluate(task, Candidate(str(path), task.name, path.read_text()))
 
     with ThreadPoolExecutor(max_workers=2) as pool:
-        return dict(pool.map(run, pairs))
+        verdicts = dict(pool.map(run, pairs))
+    _write_times(verdicts)
+    return verdicts
+
+
+def _write_times(verdicts: dict[Path, Evaluation]) -> None:
+    """Where the CI's critical path went: each candidate's wall seconds and phases, slowest first, as TSV to the file
+    named by KBX_INTEGRITY_TIMES (unset: nothing is written)."""
+    target = os.environ.get("KBX_INTEGRITY_TIMES")
+    if not target:
+        return
+    rows = sorted(verdicts.items(), key=lambda item: -item[1].elapsed_s)
+    lines = [f"{e.elapsed_s:.1f}\t{p.parent.parent.name}/{p.parent.name}/{p.stem}\t{e.status.value}\t"
+             + " ".join(f"{k} {v:.1f}" for k, v in e.phases.items()) for p, e in rows]
+    Path(target).write_text("\n".join(lines) + "\n")
 
 
 def test_suite_covers_every_category():
