@@ -11,7 +11,9 @@ rows wide. The input is (N, C, H, W) or (C, H, W); the output has the input's dt
 channels-last outputs, as in PyTorch; only values are compared). A maximum is one of its inputs, so the
 contract is exact.
 
-Inputs are mostly negative (normal, mean -3, with outliers of both signs), so a maximum started at 0 instead
+Inputs are finite: NaN propagation is not exercised (as in amax and argmax; PyTorch returns NaN for a window
+holding one, Triton's `tl.maximum` and `tl.max` drop it by default). Inputs are mostly negative (normal, mean -3,
+with outliers of both signs), so a maximum started at 0 instead
 of -inf shows, and a window that misses a row often misses its maximum. Workloads cover sizes that divide and
 that do not, global pooling (output 1), outputs larger than the input, None in output_size, a 3-D input,
 transposed, strided and channels-last (NHWC memory) inputs, and global pooling of a 97 x 101 plane

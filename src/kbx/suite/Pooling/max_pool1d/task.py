@@ -11,7 +11,9 @@ returning values only (return_indices=False, not a parameter here). `kernel_size
 `dilation` are ints. The input is (N, C, L) or (C, L); the output has the input's dtype. A maximum is one of its
 inputs, so the contract is exact.
 
-Inputs are mostly negative (normal, mean -3, plus outliers), so treating padding as 0 changes border outputs.
+Inputs are finite: NaN propagation is not exercised (as in amax and argmax; PyTorch returns NaN for a window
+holding one, Triton's `tl.maximum` and `tl.max` drop it by default). Inputs are mostly negative (normal, mean -3,
+plus outliers), so treating padding as 0 changes border outputs.
 Workloads cover padding with odd lengths, ceil_mode with partial last windows (and one where the last-window
 rule drops one), dilation, windows with gaps (stride > kernel), a 2-D input, transposed (channels contiguous)
 and strided inputs, and rows of 9001 (`check_long_row`: 4501 outputs a row, more than one block of outputs a

@@ -13,7 +13,9 @@ returning values only (return_indices=False). `kernel_size`, `stride`, `padding`
 output has the input's dtype. A maximum is one of its inputs, so the contract is exact (ties between equal
 values cannot change the value).
 
-Inputs are mostly negative (normal, mean -3) with outliers, so a border window that counts padding as 0 returns
+Inputs are finite: NaN propagation is not exercised (as in amax and argmax; PyTorch returns NaN for a window
+holding one, Triton's `tl.maximum` and `tl.max` drop it by default). Inputs are mostly negative (normal, mean -3)
+with outliers, so a border window that counts padding as 0 returns
 0 instead of its negative maximum. Workloads cover padding with odd sizes, ceil_mode with partial last windows
 (and one where PyTorch's "last window must start inside" rule drops a row and a column), dilation, non-square
 kernels, strides and padding, the default stride, a 3-D input, transposed, strided and channels-last
