@@ -13,11 +13,12 @@ reference is plain PyTorch: `F.conv1d` with groups = dim and padding width - 1 o
 seqlen outputs, then `F.silu`.
 
 Workloads cover widths 2, 3 and 4, with and without bias and activation ('silu' and its alias 'swish'), sizes
-straddling block sizes (dim 33 and 65, seqlen 127, 129, 257), a sequence shorter than the kernel (seqlen 3,
-width 4: every output sees the padding), a channels-last x (stored as (batch, seqlen, dim) and transposed, as
-Mamba's layers hold activations) and x as the first half of a (batch, 2 * dim, seqlen) projection (Mamba's
-x/z split: a batch stride of 2 * dim * seqlen). Values: x normal with a few outliers (+-8, so SiLU sees large
-negative and positive inputs), weight uniform in [-1, 1), bias normal.
+straddling block sizes (dim 33 and 65, seqlen 127, 129, 257), a sequence shorter than the kernel (seqlen 3, width 4:
+every output sees the padding), a channels-last x (stored as (batch, seqlen, dim) and transposed, as Mamba's layers
+hold activations) and x as the first half of a (batch, 2 * dim, seqlen) projection (Mamba's x/z split: a batch
+stride of 2 * dim * seqlen). The weight of `check_width3_plain` is transposed (stored as (width, dim)), so a kernel
+that addresses the weight as a contiguous array fails there. Values: x normal with a few outliers (+-8, so SiLU sees
+large negative and positive inputs), weight uniform in [-1, 1), bias normal.
 
 Tolerance: the defaults. Each output sums at most 4 products in fp32 and is rounded once (the reference, in
 bfloat16, rounds the convolution before SiLU and once more after; the difference is within one bf16 ulp).
@@ -44,7 +45,8 @@ TASK = {
         {"name": "smoke", "role": "smoke",
          "params": {"batch": 2, "dim": 8, "seqlen": 40, "width": 4, "bias": True, "activation": "silu"}},
         {"name": "check_width3_plain", "role": "check",
-         "params": {"batch": 3, "dim": 33, "seqlen": 129, "width": 3, "bias": False, "activation": None}},
+         "params": {"batch": 3, "dim": 33, "seqlen": 129, "width": 3, "bias": False, "activation": None,
+                    "weight_layout": "transposed"}},
         {"name": "check_width2_swish", "role": "check",
          "params": {"batch": 1, "dim": 65, "seqlen": 257, "width": 2, "bias": True, "activation": "swish"}},
         {"name": "check_short_sequence", "role": "check",
@@ -92,6 +94,7 @@ def make_inputs(workload, dtype, generator):
         x = inputs.randn([batch, dim, seqlen], dtype, generator)
     x = x.copy_(inputs.with_outliers(x, generator, fraction=2e-3, magnitude=8.0))  # in place: keeps the layout
     w = inputs.uniform([dim, p["width"]], -1.0, 1.0, dtype, generator)
+    w = inputs.layout(w, p.get("weight_layout", "contiguous"))
     b = inputs.randn([dim], dtype, generator) if p["bias"] else None
     return {"x": x, "weight": w, "bias": b, "activation": p["activation"]}
 
