@@ -15,9 +15,10 @@ rounded once.
 Workloads cover stride with dilation and padding, grouped and depthwise convolutions with bias, an unbatched input,
 'same' padding with an asymmetric total, 'valid' padding (none: the output is k - 1 shorter), 1-tuple arguments with
 a stride larger than the kernel's footprint and 33 output channels, and a deep reduction (C_in = 129) over an input
-whose length axis is strided (every other element of a wider buffer). Values: `input` is normal with a few outliers
-(+-8), `weight` uniform in [-2, 2), `bias` normal, so an output's standard deviation is about 1.15 * sqrt(R),
-R = C_in / groups * k the reduction length.
+whose length axis is strided (every other element of a wider buffer). The weight of `check_stride_dilation` is
+transposed (its last two dims stored column-major), so a kernel that addresses the weight as a contiguous array
+fails there. Values: `input` is normal with a few outliers (+-8), `weight` uniform in [-2, 2), `bias` normal, so an
+output's standard deviation is about 1.15 * sqrt(R), R = C_in / groups * k the reduction length.
 
 Tolerance: float32 1e-5 * sqrt(R) + 1e-5 * |ref| (the default widened with R, room for a different fp32
 summation order); bfloat16 4e-3 * sqrt(R) + 1.6e-2 * |ref| (two bf16 ulps, as a different order or a fused bias
@@ -52,7 +53,7 @@ TASK = {
          "params": {"N": 2, "C_in": 4, "L": 40, "C_out": 8, "k": 3, "padding": 1, "R": 12}},
         {"name": "check_stride_dilation", "role": "check",
          "params": {"N": 3, "C_in": 5, "L": 129, "C_out": 7, "k": 5, "stride": 2, "padding": 3, "dilation": 2,
-                    "bias": True, "R": 25}},
+                    "bias": True, "R": 25, "weight_layout": "transposed"}},
         {"name": "check_groups_same", "role": "check",
          "params": {"N": 2, "C_in": 12, "L": 65, "C_out": 9, "k": 3, "padding": "same", "groups": 3, "bias": True,
                     "R": 12}},
@@ -97,6 +98,7 @@ def make_inputs(workload, dtype, generator):
     x = inputs.randn(shape, dtype, generator)
     x = inputs.with_outliers(x, generator, fraction=1e-3, magnitude=8.0)
     w = inputs.uniform([p["C_out"], p["C_in"] // groups, p["k"]], -2.0, 2.0, dtype, generator)
+    w = inputs.layout(w, p.get("weight_layout", "contiguous"))
     b = inputs.randn([p["C_out"]], dtype, generator) if p.get("bias", False) else None
     return {
         "input": inputs.layout(x, p.get("layout", "contiguous")), "weight": w, "bias": b,
