@@ -17,9 +17,10 @@ Workloads cover stride with padding (the output size depends on both), a rectang
 padding and dilation, grouped and depthwise convolutions (channel multiplier 2) with bias, an unbatched input,
 'same' padding with an even (asymmetric) kernel, 'valid' padding (none: the output shrinks by the kernel's span)
 with a rectangular kernel, a channels-last input and a pointwise (1 x 1) kernel with 33 output channels, and a deep
-reduction (C_in = 67, 3 x 3). Values: `input` is normal with a few outliers (+-8), `weight` is uniform in [-2, 2),
-`bias` normal, so an output's standard deviation is about 1.15 * sqrt(L) where L = C_in / groups * kH * kW is the
-reduction length.
+reduction (C_in = 67, 3 x 3). The weight of `check_stride_pad` is channels-last (as a model converted to
+channels_last holds it), so a kernel that addresses the weight as a contiguous array fails there. Values: `input` is
+normal with a few outliers (+-8), `weight` is uniform in [-2, 2), `bias` normal, so an output's standard deviation
+is about 1.15 * sqrt(L) where L = C_in / groups * kH * kW is the reduction length.
 
 Tolerance: float32 1e-5 * sqrt(L) + 1e-5 * |ref| (the default widened with L: about 1e-5 of the outputs'
 standard deviation, room for a different fp32 summation order); float16 2e-4 * sqrt(L) + 2e-3 * |ref| (two fp16
@@ -53,7 +54,7 @@ TASK = {
          "params": {"N": 1, "C_in": 4, "H": 10, "W": 10, "C_out": 8, "kernel": [3, 3], "padding": 1, "L": 36}},
         {"name": "check_stride_pad", "role": "check",
          "params": {"N": 2, "C_in": 5, "H": 17, "W": 19, "C_out": 7, "kernel": [3, 3], "stride": 2, "padding": 1,
-                    "bias": True, "L": 45}},
+                    "bias": True, "L": 45, "weight_layout": "channels_last"}},
         {"name": "check_rect_dilation", "role": "check",
          "params": {"N": 1, "C_in": 6, "H": 13, "W": 17, "C_out": 9, "kernel": [3, 5], "stride": [1, 2],
                     "padding": [2, 1], "dilation": [2, 1], "L": 90}},
@@ -108,6 +109,8 @@ def make_inputs(workload, dtype, generator):
     if p.get("layout") == "channels_last":
         x = x.contiguous(memory_format=torch.channels_last)
     w = inputs.uniform([p["C_out"], p["C_in"] // groups, kh, kw], -2.0, 2.0, dtype, generator)
+    if p.get("weight_layout") == "channels_last":
+        w = w.contiguous(memory_format=torch.channels_last)
     b = inputs.randn([p["C_out"]], dtype, generator) if p.get("bias", False) else None
     return {
         "input": x, "weight": w, "bias": b,
