@@ -13,9 +13,10 @@ input's dtype (float16 or bfloat16); each output sums only kH * kW products, in 
 little arithmetic per byte this is a memory-bound operation, unlike a dense convolution.
 
 Workloads cover stride with padding, a channel multiplier of 2 with a rectangular kernel and per-axis padding,
-dilation, a channels-last input, a 7 x 7 kernel with a per-axis stride, and widths straddling 64. Values:
-`input` is normal with a few outliers (+-8), `weight` uniform in [-2, 2), `bias` normal, so an output's standard
-deviation is about 1.15 * sqrt(R), R = kH * kW.
+dilation, a channels-last input, a 7 x 7 kernel with a per-axis stride, and widths straddling 64. The weight of
+`check_multiplier_rect` is transposed (kH and kW swapped in memory), so a kernel that addresses the weight as a
+contiguous array fails there. Values: `input` is normal with a few outliers (+-8), `weight` uniform in [-2, 2),
+`bias` normal, so an output's standard deviation is about 1.15 * sqrt(R), R = kH * kW.
 
 Tolerance: float16 2e-4 * sqrt(R) + 2e-3 * |ref|, bfloat16 4e-3 * sqrt(R) + 1.6e-2 * |ref|: two ulps of the
 output dtype (a different summation order or a fused bias can flip the final rounding; the interpreter truncates
@@ -51,7 +52,7 @@ TASK = {
                     "bias": True, "R": 9}},
         {"name": "check_multiplier_rect", "role": "check",
          "params": {"N": 1, "C": 2, "H": 17, "W": 67, "mult": 2, "kernel": [5, 3], "padding": [2, 1],
-                    "bias": True, "R": 15}},
+                    "bias": True, "R": 15, "weight_layout": "transposed"}},
         {"name": "check_dilation", "role": "check",
          "params": {"N": 1, "C": 4, "H": 20, "W": 21, "mult": 1, "kernel": [3, 3], "padding": 2, "dilation": 2,
                     "R": 9}},
@@ -91,6 +92,7 @@ def make_inputs(workload, dtype, generator):
     if p.get("layout") == "channels_last":
         x = x.contiguous(memory_format=torch.channels_last)
     w = inputs.uniform([C_out, 1, kh, kw], -2.0, 2.0, dtype, generator)
+    w = inputs.layout(w, p.get("weight_layout", "contiguous"))
     b = inputs.randn([C_out], dtype, generator) if p.get("bias", False) else None
     return {
         "input": x, "weight": w, "bias": b,
