@@ -18,9 +18,11 @@ Workloads cover ResNeXt-like groups of 4 channels with bias, stride with dilatio
 input channels, so a group boundary falls inside any power-of-two channel tile), a rectangular kernel with per-axis
 stride, padding and dilation, groups expanding channels (3 in, 8 out), two wide groups (Cg = 40, Og = 33, straddling
 32) on a channels-last input, 32 groups of 2 channels on an unbatched input with dilated 'same' padding, and 'valid'
-padding (none) with a rectangular kernel over 4 groups of 2 input and 3 output channels. Values: `input` is normal
-with a few outliers (+-8), `weight` uniform in [-2, 2), `bias` normal, so an output's standard deviation is about
-1.15 * sqrt(L), L = Cg * kH * kW the reduction length.
+padding (none) with a rectangular kernel over 4 groups of 2 input and 3 output channels. The weight of
+`check_dilation_stride` is channels-last (as a model converted to channels_last holds it), so a kernel that
+addresses the weight as a contiguous array fails there. Values: `input` is normal with a few outliers (+-8),
+`weight` uniform in [-2, 2), `bias` normal, so an output's standard deviation is about 1.15 * sqrt(L), L = Cg * kH *
+kW the reduction length.
 
 Tolerance: float32 1e-5 * sqrt(L) + 1e-5 * |ref| (the default widened with L, room for a different fp32
 summation order); float16 2e-4 * sqrt(L) + 2e-3 * |ref| (two fp16 ulps, as a different order or a fused bias can
@@ -58,7 +60,7 @@ TASK = {
                     "groups": 8, "bias": True, "L": 36}},
         {"name": "check_dilation_stride", "role": "check",
          "params": {"N": 1, "C_in": 24, "H": 17, "W": 19, "C_out": 36, "kernel": [3, 3], "stride": 2,
-                    "padding": 2, "dilation": 2, "groups": 6, "bias": True, "L": 36}},
+                    "padding": 2, "dilation": 2, "groups": 6, "bias": True, "L": 36, "weight_layout": "channels_last"}},
         {"name": "check_rect_per_axis", "role": "check",
          "params": {"N": 1, "C_in": 12, "H": 13, "W": 15, "C_out": 18, "kernel": [3, 5], "stride": [2, 1],
                     "padding": [1, 2], "dilation": [1, 3], "groups": 3, "L": 60}},
@@ -110,6 +112,8 @@ def make_inputs(workload, dtype, generator):
     if p.get("layout") == "channels_last":
         x = x.contiguous(memory_format=torch.channels_last)
     w = inputs.uniform([p["C_out"], p["C_in"] // groups, kh, kw], -2.0, 2.0, dtype, generator)
+    if p.get("weight_layout") == "channels_last":
+        w = w.contiguous(memory_format=torch.channels_last)
     b = inputs.randn([p["C_out"]], dtype, generator) if p.get("bias", False) else None
     return {
         "input": x, "weight": w, "bias": b,
