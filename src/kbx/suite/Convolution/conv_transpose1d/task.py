@@ -17,9 +17,11 @@ PyTorch's reduced-precision kernel sums in the input dtype, the reference comput
 
 Workloads cover stride with padding and output_padding, a kernel twice the stride (the vocoder pattern), dilation
 sharing a factor with the stride (some output phases get only the bias), groups on an unbatched input, a stride
-larger than the kernel with 33 output channels, and a deep reduction (C_in = 129) over a strided input. Values:
-`input` normal with a few outliers (+-8), `weight` uniform in [-2, 2), `bias` normal. An output sums at most
-R = C_in / groups * ceil(k / stride) products (dilation 1), so its standard deviation is about 1.15 * sqrt(R).
+larger than the kernel with 33 output channels, and a deep reduction (C_in = 129) over a strided input. The weight
+of `check_outpad_tuple` is transposed (its last two dims stored column-major), so a kernel that addresses the weight
+as a contiguous array fails there. Values: `input` normal with a few outliers (+-8), `weight` uniform in [-2, 2),
+`bias` normal. An output sums at most R = C_in / groups * ceil(k / stride) products (dilation 1), so its standard
+deviation is about 1.15 * sqrt(R).
 
 Tolerance: float32 1e-5 * sqrt(R) + 1e-5 * |ref| (the default widened with R); bfloat16 4e-3 * sqrt(R) +
 1.6e-2 * |ref| (two bf16 ulps, as a different order or a fused bias can flip the final rounding and the
@@ -60,7 +62,7 @@ TASK = {
                     "R": 10}},
         {"name": "check_outpad_tuple", "role": "check",
          "params": {"N": 1, "C_in": 6, "L": 41, "C_out": 9, "k": 5, "stride": [3], "padding": [2],
-                    "output_padding": [2], "bias": True, "R": 12}},
+                    "output_padding": [2], "bias": True, "R": 12, "weight_layout": "transposed"}},
         {"name": "check_dilation", "role": "check",
          "params": {"N": 1, "C_in": 6, "L": 29, "C_out": 5, "k": 3, "stride": 2, "padding": 1,
                     "output_padding": 1, "dilation": 2, "bias": True, "R": 12}},
@@ -108,6 +110,7 @@ def make_inputs(workload, dtype, generator):
     x = inputs.randn(shape, dtype, generator)
     x = inputs.with_outliers(x, generator, fraction=1e-3, magnitude=8.0)
     w = inputs.uniform([p["C_in"], p["C_out"] // groups, p["k"]], -2.0, 2.0, dtype, generator)
+    w = inputs.layout(w, p.get("weight_layout", "contiguous"))
     b = inputs.randn([p["C_out"]], dtype, generator) if p.get("bias", False) else None
     return {
         "input": inputs.layout(x, p.get("layout", "contiguous")), "weight": w, "bias": b,
