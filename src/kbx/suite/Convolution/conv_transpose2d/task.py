@@ -17,12 +17,13 @@ rows and columns from both borders of the full output; `output_padding` adds the
 are true fp32 (the reference turns cuDNN's default TF32 off), float16 products are summed in fp32 and rounded
 once (as cuDNN does; on the CPU, where PyTorch's half kernel sums in half, the reference computes in fp32).
 
-Workloads cover stride with padding and output_padding (per axis, a rectangular kernel), dilation sharing a
-factor with the stride (some output phases get no tap at all, only the bias), groups on an unbatched input, a
-stride larger than the kernel (gaps of bias-only pixels) with 33 output channels, and a deep channels-last input
-(C_in = 67). Values: `input` normal with a few outliers (+-8), `weight` uniform in [-2, 2), `bias` normal. An
-output sums at most R = C_in / groups * ceil(kH / sH) * ceil(kW / sW) products (for dilation 1), so its
-standard deviation is about 1.15 * sqrt(R).
+Workloads cover stride with padding and output_padding (per axis, a rectangular kernel), dilation sharing a factor
+with the stride (some output phases get no tap at all, only the bias), groups on an unbatched input, a stride larger
+than the kernel (gaps of bias-only pixels) with 33 output channels, and a deep channels-last input (C_in = 67). The
+weight of `check_stride_pad_outpad` is channels-last (as a model converted to channels_last holds it), so a kernel
+that addresses the weight as a contiguous array fails there. Values: `input` normal with a few outliers (+-8),
+`weight` uniform in [-2, 2), `bias` normal. An output sums at most R = C_in / groups * ceil(kH / sH) * ceil(kW / sW)
+products (for dilation 1), so its standard deviation is about 1.15 * sqrt(R).
 
 Tolerance: float32 1e-5 * sqrt(R) + 1e-5 * |ref| (the default widened with R, room for a different fp32
 summation order); float16 2e-4 * sqrt(R) + 2e-3 * |ref| (two fp16 ulps, as a different order or a fused bias can
@@ -60,7 +61,8 @@ TASK = {
                     "output_padding": 1, "R": 16}},
         {"name": "check_stride_pad_outpad", "role": "check",
          "params": {"N": 2, "C_in": 5, "H": 9, "W": 11, "C_out": 7, "kernel": [3, 4], "stride": [2, 3],
-                    "padding": [1, 2], "output_padding": [1, 2], "bias": True, "R": 20}},
+                    "padding": [1, 2], "output_padding": [1, 2], "bias": True, "R": 20,
+                    "weight_layout": "channels_last"}},
         {"name": "check_dilation", "role": "check",
          "params": {"N": 1, "C_in": 6, "H": 8, "W": 7, "C_out": 9, "kernel": [3, 3], "stride": 2, "padding": 1,
                     "output_padding": 1, "dilation": 2, "bias": True, "R": 24}},
@@ -112,6 +114,8 @@ def make_inputs(workload, dtype, generator):
     if p.get("layout") == "channels_last":
         x = x.contiguous(memory_format=torch.channels_last)
     w = inputs.uniform([p["C_in"], p["C_out"] // groups, kh, kw], -2.0, 2.0, dtype, generator)
+    if p.get("weight_layout") == "channels_last":
+        w = w.contiguous(memory_format=torch.channels_last)
     b = inputs.randn([p["C_out"]], dtype, generator) if p.get("bias", False) else None
     return {
         "input": x, "weight": w, "bias": b,
