@@ -9,8 +9,9 @@ along the width. The output has the input's dtype and holds copies, so the contr
 more batch dimensions.
 
 Workloads: upscale factors 2, 3 and 4 (and 1, the identity), 3-D (no batch), 4-D and 5-D inputs, sizes that
-straddle block sizes, and transposed (H and W swapped in memory) and strided (non-contiguous) inputs. Values are
-distinct normals with an offset, so any permutation error shows. Benches: a 2x shuffle of a 32 x 1024 x 128 x
+straddle block sizes, and transposed (H and W swapped in memory) and strided (non-contiguous) inputs; the strided
+5-D input (`check_r4_5d`) has its batch planes twice as far apart as packed ones. Values are distinct normals with
+an offset, so any permutation error shows. Benches: a 2x shuffle of a 32 x 1024 x 128 x
 128 feature map and a 3x shuffle of a 16 x 576 x 192 x 192 one.
 """
 
@@ -33,7 +34,7 @@ TASK = {
         {"name": "check_r2_tail", "role": "check", "params": {"batch": [3], "channels": 5, "r": 2, "hw": [33, 65]}},
         {"name": "check_r3_wide", "role": "check", "params": {"batch": [2], "channels": 3, "r": 3, "hw": [9, 129]}},
         {"name": "check_r4_5d", "role": "check",
-         "params": {"batch": [2, 3], "channels": 2, "r": 4, "hw": [7, 17]}},
+         "params": {"batch": [2, 3], "channels": 2, "r": 4, "hw": [7, 17], "layout": "strided"}},
         {"name": "check_r1_identity", "role": "check",
          "params": {"batch": [2], "channels": 7, "r": 1, "hw": [13, 127]}},
         {"name": "check_r2_transposed", "role": "check",
