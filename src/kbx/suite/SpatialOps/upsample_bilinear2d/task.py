@@ -21,8 +21,9 @@ PyTorch in fp64 by up to 2.6x. With dyadic ratios the default tolerances only ab
 four-term sum: the solution uses at most 0.03x of the fp32 tolerance (bf16 outputs match exactly).
 Workloads: 2x upsampling, downsampling by 2, 3 and 4, non-integer ratios (5/4, 3/4, 4/5), different ratios per
 dim, both align_corners values, an output height of 1 with align_corners (the scale is 0: every output row is
-input row 0), output sizes that straddle block sizes, and channels-last, transposed and strided inputs. Benches:
-a 2x upsample of 32 x 128 x 256 x 256 and a 2x align-corners downsample of 32 x 64 x 513 x 513.
+input row 0) and an output width of 1 without it (`check_single_column`: the one column samples input column 16,
+the centre, not column 0), output sizes that straddle block sizes, and channels-last, transposed and strided
+inputs. Benches: a 2x upsample of 32 x 128 x 256 x 256 and a 2x align-corners downsample of 32 x 64 x 513 x 513.
 """
 
 import math
@@ -55,6 +56,8 @@ TASK = {
          "params": {"nc": [3, 2], "hw": [129, 65], "out_hw": [33, 17], "align_corners": True}},
         {"name": "check_ac_single_row", "role": "check",
          "params": {"nc": [1, 3], "hw": [33, 17], "out_hw": [1, 9], "align_corners": True}},
+        {"name": "check_single_column", "role": "check",
+         "params": {"nc": [1, 3], "hw": [36, 33], "out_hw": [9, 1], "align_corners": False}},
         {"name": "check_channels_last", "role": "check",
          "params": {"nc": [2, 17], "hw": [19, 23], "out_hw": [38, 46], "layout": "channels_last"}},
         {"name": "check_transposed_ac", "role": "check",
