@@ -4,12 +4,13 @@
 
 Mirrors `torch.nn.functional.one_hot(tensor, num_classes=-1)`. `tensor` is int64 of any shape with every value
 in [0, num_classes); the output is int64 of shape tensor.shape + (num_classes,), so the contract is exact. With
-num_classes=-1 the class count is max(tensor) + 1 (one workload exercises this; the others give it).
+num_classes=-1 the class count is max(tensor) + 1 (two workloads exercise this; the others give it).
 
 Ids repeat and always include 0 and num_classes - 1 (so both ends of a row are exercised). Workloads: 1-D, 2-D
 and 3-D id tensors, class counts that straddle block sizes (1, 2, 127, 129, 1000, 4097), a strided
-(non-contiguous) and a transposed id tensor, and the inferred class count. Benches: 1M token ids over 512
-classes (a 4 GiB output) and segmentation labels 64 x 512 x 512 over 21 classes.
+(non-contiguous) and a transposed id tensor, and the inferred class count, once over 9001 ids whose one largest
+id lies past element 8192 (`check_inferred_late`: a maximum read from a prefix capped at 8192 ids misses it).
+Benches: 1M token ids over 512 classes (a 4 GiB output) and segmentation labels 64 x 512 x 512 over 21 classes.
 """
 
 import torch.nn.functional as F
@@ -38,6 +39,8 @@ TASK = {
         {"name": "check_transposed", "role": "check",
          "params": {"shape": [19, 23], "num_classes": 65, "layout": "transposed"}},
         {"name": "check_inferred", "role": "check", "params": {"shape": [9, 37], "num_classes": -1, "max": 300}},
+        {"name": "check_inferred_late", "role": "check",
+         "params": {"shape": [9001], "num_classes": -1, "max": 20, "peak": "late"}},
         {"name": "bench_tokens", "role": "bench", "params": {"shape": [1024, 1024], "num_classes": 512}},
         {"name": "bench_segmentation", "role": "bench", "params": {"shape": [64, 512, 512], "num_classes": 21}},
     ],
@@ -51,10 +54,16 @@ def reference(tensor, num_classes=-1):
 def make_inputs(workload, dtype, generator):
     p = workload.params
     k = p["num_classes"] if p["num_classes"] > 0 else p["max"] + 1
-    ids = inputs.randint(0, k, p["shape"], generator)
+    late = p.get("peak") == "late"
+    ids = inputs.randint(0, k - 1 if late else k, p["shape"], generator)
     flat = ids.view(-1)
-    flat[0] = k - 1
+    flat[0] = 0 if late else k - 1
     flat[-1] = 0
+    if late:
+        # The one id k - 1 sits past the largest power of two below the id count, in the last block of any
+        # power-of-two tile, so a maximum read from a capped prefix of the ids misses it.
+        start = 2 ** ((flat.numel() - 1).bit_length() - 1)
+        flat[inputs.randint(start, flat.numel(), [1], generator)] = k - 1
     return {"tensor": inputs.layout(ids, p.get("layout", "contiguous")), "num_classes": p["num_classes"]}
 
 
