@@ -20,7 +20,8 @@ that sets its row's scale; some workloads contain an all-zero row in each operan
 65, 33, 1000) and operands come contiguous, column-major or strided. In `check_late_peak_long_k` (K = 2501)
 each activation row's largest magnitude sits past element 2048, so a row maximum read from the first blocks
 only, or merged wrongly, sets a wrong scale (the solution, whose blocks stop at 1024, passed every other check
-with its loop cut to one block).
+with its loop cut to one block). `check_late_peak_k_5003` does the same past element 4096, for a kernel that reads
+each row in one block of up to 4096 elements (`wrong/absmax_one_block_4096`, which passed every other check).
 
 Contract: quantized, RMS(out - ref) / RMS(ref) <= 3e-3. Measured under the CPU interpreter on the smoke and
 check workloads, seeds 0-9 (50 cases): the solution's rel_rmse is 0 in every case (it reproduces the reference
@@ -55,6 +56,7 @@ TASK = {
          "params": {"M": 129, "N": 127, "K": 65, "input_layout": "transposed", "weight_layout": "strided"}},
         {"name": "check_aligned", "role": "check", "params": {"M": 64, "N": 128, "K": 256}},
         {"name": "check_late_peak_long_k", "role": "check", "params": {"M": 9, "N": 33, "K": 2501, "peak": "late"}},
+        {"name": "check_late_peak_k_5003", "role": "check", "params": {"M": 3, "N": 17, "K": 5003, "peak": "late"}},
         {"name": "bench_square", "role": "bench", "params": {"M": 8192, "N": 8192, "K": 8192}},
         {"name": "bench_mlp", "role": "bench", "params": {"M": 4096, "N": 14336, "K": 4096}},
     ],
