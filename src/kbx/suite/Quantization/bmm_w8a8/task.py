@@ -25,7 +25,10 @@ and truncating instead of rounding at least 3.4e-2 (7x and 17x above the bound).
 
 Inputs: row scales of `input` spread over 2^-3 .. 2^3 and column scales of `mat2` over 2^-2 .. 2^2, about one
 row (column) in four holding an outlier that sets its scale, an all-zero row and column in some workloads,
-batches of different scales; odd M, N and K; `input` column-major and `mat2` strided or column-major.
+batches of different scales; odd M, N and K; `input` column-major and `mat2` strided or column-major. In
+`check_late_peak_k_5003` each row of `input` and each column of `mat2` has its largest magnitude past element 4096,
+so a scale read from a prefix of the vector (one block of at most 4096 elements, or the first blocks only) is
+wrong: `wrong/absmax_one_block_1024`, whose blocks stop at 1024, passed every other check (K at most 700).
 """
 
 import math
@@ -52,6 +55,8 @@ TASK = {
         {"name": "smoke", "role": "smoke", "params": {"B": 2, "M": 32, "N": 48, "K": 64}},
         {"name": "check_odd", "role": "check", "params": {"B": 3, "M": 65, "N": 33, "K": 129, "zero": True}},
         {"name": "check_long_k", "role": "check", "params": {"B": 2, "M": 17, "N": 31, "K": 700, "zero": True}},
+        {"name": "check_late_peak_k_5003", "role": "check",
+         "params": {"B": 2, "M": 5, "N": 9, "K": 5003, "peak": "late"}},
         {"name": "check_layouts", "role": "check",
          "params": {"B": 2, "M": 33, "N": 65, "K": 63, "input_layout": "transposed", "mat2_layout": "strided"}},
         {"name": "check_mat2_colmajor", "role": "check",
@@ -84,13 +89,16 @@ def reference(input, mat2):
     return (acc * a_s * c_s).to(input.dtype)
 
 
-def _operand(shape, dim, spread, outlier, zero, dtype, generator):
-    """Gaussian values with per-vector scales along `dim`, outliers, optionally a zero vector, no near-ties."""
+def _operand(shape, dim, spread, outlier, zero, late, dtype, generator):
+    """Gaussian values with per-vector scales along `dim`, outliers, optionally a zero vector and each vector's
+    largest magnitude placed late along `dim`, no near-ties."""
     vec_shape = list(shape)
     vec_shape[dim] = 1
     scale = torch.exp2(inputs.uniform(vec_shape, -spread, spread, "float32", generator))
     x = inputs.randn(shape, "float32", generator) * scale
     x = inputs.with_outliers(x, generator, fraction=0.25 / shape[dim], magnitude=outlier)
+    if late:  # past the largest power of two below K, by more than a 16-bit ulp up to 512
+        x = inputs.late_extremum(x, [dim], generator, magnitude=True, step=8.0)
     if zero:
         index = [slice(None)] * 3
         index[3 - dim] = shape[3 - dim] // 2
@@ -104,9 +112,9 @@ def _operand(shape, dim, spread, outlier, zero, dtype, generator):
 def make_inputs(workload, dtype, generator):
     p = workload.params
     B, M, N, K = p["B"], p["M"], p["N"], p["K"]
-    zero = p.get("zero", False)
-    x = _operand([B, M, K], 2, 3.0, 40.0, zero, dtype, generator)
-    y = _operand([B, K, N], 1, 2.0, 10.0, zero, dtype, generator)
+    zero, late = p.get("zero", False), p.get("peak") == "late"
+    x = _operand([B, M, K], 2, 3.0, 40.0, zero, late, dtype, generator)
+    y = _operand([B, K, N], 1, 2.0, 10.0, zero, late, dtype, generator)
     return {
         "input": inputs.layout(x, p.get("input_layout", "contiguous")),
         "mat2": inputs.layout(y, p.get("mat2_layout", "contiguous")),
