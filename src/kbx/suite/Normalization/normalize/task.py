@@ -10,8 +10,9 @@ extra rounding that the bf16 tolerance covers).
 
 Inputs have per-slice scales spread over two decades, ~10% slices that are all zero (always the first; norm 0:
 the eps clamp gives exactly 0, a division by the bare norm gives 0/0 = NaN) and ~10% tiny slices (always the
-second) whose norm is ~0.3 eps (y = x / eps, not x / norm, nor x / (norm + eps)). Workloads cover p = 2, 1, 3
-and inf (written "inf" in the params), dim = 1 of NCHW tensors, the last, first and middle dims, slices longer
+second) whose norm is ~0.3 eps (y = x / eps, not x / norm, nor x / (norm + eps)). Workloads cover p = 2, 1, 3,
+1.5 (a kernel that forms |x|^p by multiplying int(p) factors passed every integer p) and inf (written "inf" in the
+params), dim = 1 of NCHW tensors, the last, first and middle dims, slices longer
 than one block (4097, 20000), a large eps, and transposed or strided (non-contiguous) inputs.
 """
 
@@ -38,6 +39,7 @@ TASK = {
         {"name": "check_rows_4097", "role": "check", "params": {"shape": [9, 4097], "p": 2.0, "dim": -1}},
         {"name": "check_p1_middle", "role": "check", "params": {"shape": [3, 129, 33], "p": 1.0, "dim": 1}},
         {"name": "check_p3_rows", "role": "check", "params": {"shape": [33, 127], "p": 3.0, "dim": -1}},
+        {"name": "check_p_fractional", "role": "check", "params": {"shape": [17, 129], "p": 1.5, "dim": -1}},
         {"name": "check_pinf_strided", "role": "check",
          "params": {"shape": [5, 67, 31], "p": "inf", "dim": -2, "layout": "strided"}},
         {"name": "check_dim0", "role": "check", "params": {"shape": [129, 65], "p": 2.0, "dim": 0}},
