@@ -1,10 +1,11 @@
-"""Quantizes each row of `input` and column of `mat2` from one block of at most 1024 elements (no loop over K).
+"""Takes the scale of each row of `input` and column of `mat2` from its first 1024 elements only.
 
-The solution with its quantization kernel always on the one-block path, the block capped at 1024 elements to bound
-register use: vectors up to 1024 long are quantized exactly, longer ones take their scale from the first 1024
-elements only and clamp the rest to +-127. It passed every workload whose K is at most 1024 (check_long_k's 700
-included; the GPU bench's 2048 would catch it); `check_late_peak_k_5003`, whose vectors have their largest magnitude
-past element 4096, catches it on the CPU, and so does its perturbed copy (K at least about 2,500).
+The solution with whole vectors in registers up to 1024 elements, and for longer ones a maximum read from the first
+block while the quantizing loop walks the whole vector: vectors up to 1024 long are quantized exactly, longer ones
+get a scale too small for their largest values, which clamp to +-127. It passed every workload whose K is at most
+1024 (check_long_k's 700 included; the GPU bench's 2048 would catch it); `check_late_peak_k_5003`, whose vectors
+have their largest magnitude past element 4096, catches it on the CPU, and so does its perturbed copy (K at least
+about 2,500).
 """
 
 import torch
@@ -47,13 +48,9 @@ def _quantize_kernel(
         x = tl.load(x_vecs + offs[None, :] * stride_xk, mask=mask, other=0.0).to(tl.float32)
         amax = tl.max(tl.abs(x), axis=1)
     else:
-        amax_tile = tl.zeros((BLOCK_R, BLOCK_K), dtype=tl.float32)
-        for k0 in range(0, K, BLOCK_K):
-            cols = k0 + offs
-            mask = vec_ok[:, None] & (cols[None, :] < K)
-            x = tl.load(x_vecs + cols[None, :] * stride_xk, mask=mask, other=0.0).to(tl.float32)
-            amax_tile = tl.maximum(amax_tile, tl.abs(x))
-        amax = tl.max(amax_tile, axis=1)
+        # The bug: the maximum of the first block only (the loop below quantizes the whole vector).
+        x = tl.load(x_vecs + offs[None, :] * stride_xk, mask=vec_ok[:, None], other=0.0).to(tl.float32)
+        amax = tl.max(tl.abs(x), axis=1)
     scale = tl.math.div_rn(amax, tl.full((BLOCK_R,), 127.0, tl.float32))
     scale = tl.where(amax == 0.0, 1.0, scale)  # an all-zero vector quantizes to zeros with scale 1
     tl.store(scale_ptr + b * R + vecs, scale, mask=vec_ok)
@@ -140,10 +137,9 @@ def _quantize_vectors(x, B, R, K, stride_b, stride_r, stride_k):
     """int8 (B, R, K) K-contiguous and fp32 (B, R) scales of the vectors x[b, r, :] given by the strides."""
     q = torch.empty((B, R, K), device=x.device, dtype=torch.int8)
     scale = torch.empty((B, R), device=x.device, dtype=torch.float32)
-    # Whole vectors in registers, one block each (at most 1024 elements, to bound register use).
-    BLOCK_K = min(1024, triton.next_power_of_2(max(K, 16)))
+    BLOCK_K = min(1024, triton.next_power_of_2(max(K, 16)))  # whole vectors in registers up to 1024
     BLOCK_R = max(1, 4096 // BLOCK_K)
-    one_block = True
+    one_block = K <= BLOCK_K
     _quantize_kernel[(triton.cdiv(R, BLOCK_R), B)](
         x, q, scale, R, K, stride_b, stride_r, stride_k,
         BLOCK_R=BLOCK_R, BLOCK_K=BLOCK_K, ONE_BLOCK=one_block, num_warps=8,
