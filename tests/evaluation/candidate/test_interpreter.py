@@ -149,3 +149,28 @@ def test_tensor_descriptors_work_with_the_shims():
     # (an honest silu on host TensorDescriptors was a RUNTIME_ERROR, 2026-11-28)
     shimmed, bare = shimmed_and_bare("tensor_descriptors.py")
     assert shimmed == bare == {"device": True, "host": True}
+
+
+def test_gpu_device_queries_answer_with_the_shims():
+    """A grid sized per SM (torch's properties, Triton's driver) ran on a GPU and raised on the CPU (an honest
+    persistent bernoulli: RUNTIME_ERROR); with the shims it is launched. No GPU appears: CUDA stays unavailable and
+    Triton names no compilation target, so `is_cuda()` branches stay as they were."""
+    shimmed, bare = shimmed_and_bare("device_queries.py")
+    assert shimmed == {"torch": True, "triton": True, "cuda_available": False, "target": "None"}, shimmed
+    assert bare["torch"] is None and bare["triton"] is None, bare
+
+
+def test_fp8_casts_round_to_even_with_the_shims():
+    """The interpreter rounded a tie up, truncated subnormals and carried into the exponent wrongly: an honest
+    quantize_fp8_e4m3 that casts with `.to(tl.float8e4nv)` was MISMATCH on a quarter of its elements."""
+    shimmed, bare = shimmed_and_bare("fp8_casts.py")
+    assert set(shimmed.values()) == {0}, shimmed
+    assert bare["torch.float32"] > 0, bare
+
+
+def test_comparisons_of_a_scalar_broadcast_as_booleans_with_the_shims():
+    """`(r > j) & (pivot != 0.0)` raised in the interpreter (its scalar comparison was typed fp32, so the broadcast
+    made floats of its booleans): an honest lu_factor was RUNTIME_ERROR; a GPU compiles it."""
+    shimmed, bare = shimmed_and_bare("scalar_comparisons.py")
+    assert shimmed == {"and_scalar": True, "or_scalar": True}, shimmed
+    assert bare["and_scalar"] is None, bare

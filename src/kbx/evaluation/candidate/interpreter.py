@@ -13,9 +13,15 @@ Installed in the candidate worker before candidate code is imported, on the CPU 
 - A mask built from a scalar condition (`pid < n`, alone or `&`-ed with a block mask) reaches the interpreter's loads
   and stores as int32 data, which it refuses ("mask has unsupported dtype"); a GPU broadcasts it. Triton's own
   semantics only let boolean (int1) masks through, so the shim reads any mask's data as booleans.
+- A comparison's result carries its operands' element type in the interpreter (bool data typed fp32 or int32), so
+  where it is a scalar (`total != 0.0` on a reduction's result) and meets a block (`(r > j) & (total != 0.0)`), the
+  broadcast converts its booleans to floats and `&` raises (numpy's bitwise_and on floats); on a GPU a comparison is
+  int1 and broadcasts. The shim types comparison results int1 (an honest lu_factor was RUNTIME_ERROR).
 - A float -> integer conversion (`x.to(tl.int32)`) outside the integer's range is undefined in numpy's `astype`,
   which the interpreter uses (1e30 -> int32 gives -2^31 on x86); a GPU's `cvt.rzi` saturates, so a kernel that
   converts before it clamps is right there. The shim converts as an H200 does (`gpu_float_to_int`).
+- Casts to fp8 (`x.to(tl.float8e4nv)`) round ties up, truncate subnormals and carry into the wrong field; a GPU
+  rounds to nearest even and saturates (`kbx.evaluation.candidate.float8`).
 - Block pointers (`tl.make_block_ptr`, `tl.advance`, `boundary_check`), which the GPU's Triton 3.6 compiles and
   Triton 3.7 on removed: `kbx.evaluation.candidate.block_pointers` lowers them to pointers and masks.
 - A `@triton.jit` function called from a kernel patches `triton.language` again on every call, in every program
@@ -31,6 +37,9 @@ Installed in the candidate worker before candidate code is imported, on the CPU 
   `x * alpha` on fp16 `x` stayed fp16 where a GPU promotes it to fp32. The shim makes float arguments fp32 tensors
   and assigns each such loop variable through `to_tensor` (int32, int64 past 2^31) at the top of the loop's body;
   `tl.static_range`'s stays a Python int, a constexpr on a GPU too.
+- Device queries (`torch.cuda.get_device_properties(...).multi_processor_count`, Triton's
+  `driver.active.get_active_torch_device()`) raise on a machine without a GPU; they answer for an H200
+  (`kbx.evaluation.candidate.device_queries`), so a grid sized per SM is launched as on a GPU.
 - And one check rather than a shim: every launched kernel must also lower to Triton IR for a GPU
   (`kbx.evaluation.candidate.gpu_frontend`), so a Python body that only the interpreter runs is not a kernel.
 """
@@ -43,6 +52,8 @@ import numpy as np
 
 from kbx.evaluation.candidate.block_pointers import install_block_pointers
 from kbx.evaluation.candidate.combine_tree import install_combine_tree
+from kbx.evaluation.candidate.device_queries import install_device_queries
+from kbx.evaluation.candidate.float8 import install_float8_casts
 from kbx.evaluation.candidate.gpu_frontend import install_gpu_frontend_check
 from kbx.evaluation.candidate.libdevice import install_libdevice
 
@@ -52,13 +63,16 @@ def install_interpreter_shims() -> None:
     _shim_autotune()
     _shim_bfloat16()
     _shim_masks()
+    _shim_comparisons()
     _shim_float_to_int()
+    install_float8_casts()
     _shim_device_calls()
     _shim_scalars()
     install_block_pointers()
     install_combine_tree()
     install_gpu_frontend_check()
     install_libdevice()  # after the check, which keeps the libdevice modules as they were for the frontend
+    install_device_queries()
 
 
 def bf16_bits_to_f32(bits: np.ndarray) -> np.ndarray:
@@ -197,6 +211,27 @@ def _shim_masks() -> None:
     InterpreterBuilder.create_masked_load = create_masked_load
     InterpreterBuilder.create_masked_store = create_masked_store
     InterpreterBuilder.create_atomic_rmw = create_atomic_rmw
+
+
+_COMPARISONS = (np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal)
+
+
+def _shim_comparisons() -> None:
+    import triton.language as tl
+    from triton.runtime.interpreter import InterpreterBuilder, TensorHandle
+
+    original = InterpreterBuilder.binary_op
+    if getattr(original, "_kbx_comparisons", False):
+        return
+
+    def binary_op(self: Any, lhs: Any, rhs: Any, op: Any) -> Any:
+        result = original(self, lhs, rhs, op)
+        if op in _COMPARISONS and result.data.dtype == np.bool_:
+            return TensorHandle(result.data, tl.int1)
+        return result
+
+    binary_op._kbx_comparisons = True  # type: ignore[attr-defined]
+    InterpreterBuilder.binary_op = binary_op
 
 
 def _shim_device_calls() -> None:
