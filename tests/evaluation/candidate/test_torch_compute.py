@@ -48,7 +48,18 @@ def test_copies_not_composed_of_allowed_ops_are_still_counted(recorder):
     with recorder.recording():
         torch.nn.functional.pad(x, (2, 2), mode="reflect")
         x.flip(0)
-    assert set(recorder.tally({"x": x}).ops) == {"aten.reflection_pad1d", "aten.flip"}
+        torch.diag_embed(x)
+    assert set(recorder.tally({"x": x}).ops) == {"aten.reflection_pad1d", "aten.flip", "aten.diag_embed"}
+
+
+def test_the_identity_is_a_constant_not_work(recorder):
+    # An honest matrix_power starting its running product at torch.eye(N) expanded over the batch was
+    # REJECTED_RUNTIME (256 elements on a 3 x 16 x 16 smoke, 2026-11-28).
+    x = torch.randn(3, 64, 64)
+    with recorder.recording():
+        torch.eye(64, dtype=x.dtype).expand(3, 64, 64).contiguous()
+        torch.eye(64, 32)
+    assert dict(recorder.tally({"x": x}).ops) == {}
 
 
 def test_many_small_operators_add_up(recorder):

@@ -36,6 +36,9 @@ ALLOWED = frozenset({
     "empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "zeros", "zeros_like", "new_zeros",
     "ones", "ones_like", "new_ones", "full", "full_like", "new_full", "fill_", "zero_", "arange", "lift_fresh",
     "lift_fresh_copy", "scalar_tensor", "resize_", "set_",
+    # the identity, a constant like `ones` (an honest matrix_power starts its product at torch.eye(N): REJECTED_RUNTIME
+    # on a 16 x 16 smoke, 2026-11-28); `diag_embed` and `diag`, which place data, still count
+    "eye",
     # views and metadata
     "view", "_unsafe_view", "reshape", "_reshape_alias", "as_strided", "expand", "permute", "transpose", "t",
     "select", "slice", "squeeze", "unsqueeze", "unbind", "split", "split_with_sizes", "chunk", "narrow", "flatten",
