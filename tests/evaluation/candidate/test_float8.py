@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from kbx.evaluation.candidate.float8 import to_fp8_bits
+from kbx.evaluation.candidate.float8 import from_fp8_bits, to_fp8_bits
 
 FORMATS = [("fp8e4nv", torch.float8_e4m3fn, 448.0), ("fp8e5", torch.float8_e5m2, 57344.0)]
 
@@ -40,3 +40,11 @@ def test_ties_go_to_the_even_neighbour_and_zero_keeps_its_sign():
     assert torch.from_numpy(to_fp8_bits(values, "fp8e4nv")).view(torch.float8_e4m3fn).float().tolist() == [
         1.0, 16.0, 2.0**-8, -0.0]
     assert to_fp8_bits(np.array([-0.0], dtype=np.float32), "fp8e4nv")[0] == 0x80
+
+
+@pytest.mark.parametrize(("name", "dtype", "largest"), FORMATS)
+def test_every_code_decodes_as_torch_decodes_it(name, dtype, largest):
+    """The interpreter read e4m3's NaN code as 480 and e5m2's inf and NaN codes as finite numbers."""
+    codes = torch.arange(256, dtype=torch.int32).to(torch.uint8)
+    expected = codes.view(dtype).double().numpy()
+    assert np.array_equal(from_fp8_bits(codes.numpy(), name), expected, equal_nan=True)

@@ -3,12 +3,13 @@
 Triton 3.9's interpreter converts a float to `tl.float8e4nv` or `tl.float8e5` on bit patterns (`_convert_float`):
 it rounds a tie up instead of to even (1.0625 -> 1.125 in e4m3, where the even neighbour is 1.0), truncates where
 the result is subnormal (3 * 2^-10 -> 2^-9, not 2^-8), and ORs a rounding carry into the exponent field instead of
-adding it. A GPU compiles `x.to(tl.float8e4nv)` to `cvt.rn.satfinite` (Hopper): round to nearest, ties to even,
+adding it; and back from fp8 it read the NaN code of e4m3 as 480 and e5m2's inf and NaN codes as finite
+numbers. A GPU compiles `x.to(tl.float8e4nv)` to `cvt.rn.satfinite` (Hopper): round to nearest, ties to even,
 subnormals included, and a value past the largest finite one (inf too) saturates to it; NaN stays NaN. An honest
 quantize_fp8_e4m3 kernel that casts with `.to` failed on the CPU (MISMATCH on a quarter of its elements,
 2026-11-28) for the interpreter's sake. Here such a cast picks, among the format's finite values, the nearest one
 to the fp32 value, the one with the even code on a tie, in numpy and float64 (every fp32 value and every midpoint
-between two fp8 neighbours is exact there).
+between two fp8 neighbours is exact there), and a cast from fp8 to a wider float decodes the code from the same table.
 """
 
 from __future__ import annotations
@@ -48,6 +49,17 @@ def to_fp8_bits(values: np.ndarray, name: str) -> np.ndarray:
     return (codes | (np.signbit(x).astype(np.uint8) << 7)).astype(np.uint8)
 
 
+def from_fp8_bits(codes: np.ndarray, name: str) -> np.ndarray:
+    """float64 values of fp8 codes (uint8) in the format `name`, infinities and NaN included."""
+    table = _TABLES[name]
+    codes = np.asarray(codes, dtype=np.uint8)
+    magnitude = codes & 0x7F
+    special = magnitude >= len(table)  # e4m3fn: 0x7f is NaN; e5m2: 0x7c is inf, past it NaN
+    values = table[np.minimum(magnitude, len(table) - 1)]
+    values = np.where(special, np.where((name == "fp8e5") & (magnitude == 0x7C), np.inf, np.nan), values)
+    return np.where(codes & 0x80, -values, values)
+
+
 def _source_values(handle: Any) -> np.ndarray:
     """A float tensor handle's values; the interpreter holds bf16 as uint16 bit patterns."""
     if handle.dtype.scalar.name == "bf16":
@@ -65,10 +77,17 @@ def install_float8_casts() -> None:
         return
 
     def create_fp_to_fp(self: Any, src: Any, dst_type: Any, rounding_mode: Any) -> Any:
-        name = getattr(dst_type.scalar, "name", "")
+        name, source = getattr(dst_type.scalar, "name", ""), getattr(src.dtype.scalar, "name", "")
         if name in _TABLES and src.dtype.scalar.primitive_bitwidth > 8:
             bits = to_fp8_bits(_source_values(src), name).reshape(np.shape(src.data))
             return interpreter.TensorHandle(bits, dst_type.scalar)
+        if source in _TABLES and dst_type.scalar.name in ("fp64", "fp32", "fp16", "bf16"):
+            values = from_fp8_bits(np.asarray(src.data), source)  # every fp8 value is exact in each of these
+            if dst_type.scalar.name == "bf16":  # held as bit patterns
+                data = (values.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
+            else:
+                data = values.astype(interpreter._get_np_dtype(dst_type.scalar))
+            return interpreter.TensorHandle(data, dst_type.scalar)
         return original(self, src, dst_type, rounding_mode)
 
     create_fp_to_fp._kbx_shimmed = True  # type: ignore[attr-defined]
