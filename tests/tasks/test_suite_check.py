@@ -111,6 +111,14 @@ def test_a_cpu_only_mistake_is_judged_on_the_cpu_alone(tmp_path):
     assert "an honest kernel that runs only there" in device_reason(honest)
 
 
+def test_a_device_variable_of_the_kernel_is_not_the_marker(tmp_path):
+    # Triton's tutorials begin with this line; outer/honest/tutorial_device made the suite's checks raise on it.
+    honest = tmp_path / "task" / "honest" / "tutorial.py"
+    honest.parent.mkdir(parents=True)
+    honest.write_text("import triton\nDEVICE = triton.runtime.driver.active.get_active_torch_device()\n")
+    assert required_device(honest) is None and judged_on(honest, "cpu") and judged_on(honest, "cuda")
+
+
 def test_the_file_name_solution_decides_not_a_literal_in_it(tmp_path):
     (tmp_path / "solution.py").write_text('EXPECT = "MISMATCH"\n')
     assert expected_status(tmp_path / "solution.py") == "PASSED"

@@ -68,8 +68,12 @@ DEVICES = ("cuda", "cpu")
 
 def required_device(path: Path) -> str | None:
     """The device a candidate's expected status needs (`DEVICE = "cuda"` or `"cpu"`), or None when any device
-    shows it."""
-    device = declared(path, "DEVICE", None)
+    shows it. A `DEVICE` bound to an expression is the kernel's own variable, not the marker: Triton's tutorials
+    begin with `DEVICE = triton.runtime.driver.active.get_active_torch_device()`."""
+    try:
+        device = declared(path, "DEVICE", None)
+    except ValueError:  # not a literal
+        return None
     if device is not None and device not in DEVICES:
         raise ValueError(f'{path}: DEVICE must be "cuda" or "cpu" when given, not {device!r}')
     return device
