@@ -18,6 +18,7 @@ the GPU's.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -81,6 +82,79 @@ FUNCTIONS: dict[str, Callable[..., np.ndarray]] = {
 _ROUNDING = ("_rn", "_rz", "_ru", "_rd")
 
 
+_INTEGERS = {"int": np.int32, "uint": np.uint32, "ll": np.int64, "ull": np.uint64}
+_FLOATS = {"float": np.float32, "double": np.float64}
+_TO_INTEGRAL = {"rn": np.rint, "rz": np.trunc, "ru": np.ceil, "rd": np.floor}
+_CONVERSION = re.compile(r"__nv_(float|double|int|uint|ll|ull)2(float|double|int|uint|ll|ull)_(rn|rz|ru|rd)")
+
+
+def _to_integer(target: type, mode: str) -> Callable[[np.ndarray], np.ndarray]:
+    """`float2int_rd` and kin: round by the mode, saturate to the target's range, NaN to 0 (as `cvt` does)."""
+    info = np.iinfo(target)
+
+    def convert(x: np.ndarray) -> np.ndarray:
+        rounded = _TO_INTEGRAL[mode](np.asarray(x, dtype=np.float64))
+        clipped = np.where(np.isnan(rounded), 0.0, np.clip(rounded, float(info.min), float(info.max)))
+        top = clipped >= float(info.max)  # float(2^63 - 1) is 2^63, past int64: set the maximum exactly
+        result = np.where(top, 0.0, clipped).astype(target)
+        result[top] = info.max
+        return result
+    return convert
+
+
+def _to_float(target: type, mode: str) -> Callable[[np.ndarray], np.ndarray]:
+    """`int2float_rz`, `ll2double_rn`, `double2float_rd` and kin: the nearest value, then one step towards zero,
+    down or up where it overshot the exact argument in the mode's direction (compared exactly, in the source type)."""
+    def convert(x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x)
+        with np.errstate(over="ignore"):  # past float32's range is inf, as on a GPU
+            nearest = x.astype(target)
+        if mode == "rn":
+            return nearest
+        if x.dtype.kind == "f":
+            back, beyond = nearest.astype(x.dtype), np.zeros(x.shape, dtype=bool)
+        else:  # the nearest float may lie past the integer type's range (2^31 for int32): then it is above x
+            beyond = nearest.astype(np.float64) >= float(np.iinfo(x.dtype).max)
+            back = np.where(beyond, 0, nearest).astype(x.dtype)
+        above = beyond | (back > x)
+        below = ~beyond & (back < x)
+        down = above & (x >= 0) if mode == "rz" else above if mode == "rd" else np.zeros(x.shape, dtype=bool)
+        up = below & (x < 0) if mode == "rz" else below if mode == "ru" else np.zeros(x.shape, dtype=bool)
+        stepped = np.where(down, np.nextafter(nearest, target(-np.inf)), nearest)
+        return np.where(up, np.nextafter(nearest, target(np.inf)), stepped).astype(target)
+    return convert
+
+
+def _bitcast(source: type, target: type) -> Callable[[np.ndarray], np.ndarray]:
+    return lambda x: np.ascontiguousarray(np.asarray(x).astype(source)).view(target)
+
+
+EXACT: dict[str, Callable[..., np.ndarray]] = {
+    "__nv_float_as_int": _bitcast(np.float32, np.int32), "__nv_float_as_uint": _bitcast(np.float32, np.uint32),
+    "__nv_int_as_float": _bitcast(np.int32, np.float32), "__nv_uint_as_float": _bitcast(np.uint32, np.float32),
+    "__nv_double_as_longlong": _bitcast(np.float64, np.int64),
+    "__nv_longlong_as_double": _bitcast(np.int64, np.float64),
+    "__nv_nextafterf": lambda x, y: np.nextafter(x.astype(np.float32), y.astype(np.float32)),
+    "__nv_nextafter": np.nextafter,
+}
+"""Symbols computed on their arguments' own bits, not widened to float64 nor flushed: conversions with a rounding
+mode (below), bitcasts and nextafter. A kernel flooring with `libdevice.float2int_rd`, as CUDA code does, failed
+under the interpreter, RUNTIME_ERROR, before (2026-11-28)."""
+
+
+def exact_function(symbol: str) -> Callable[..., np.ndarray] | None:
+    """The exact (bit-level) implementation of `symbol`, or None where it is an ordinary math function."""
+    if symbol in EXACT:
+        return EXACT[symbol]
+    match = _CONVERSION.fullmatch(symbol)
+    if match is None:
+        return None
+    source, target, mode = match.groups()
+    if target in _INTEGERS:
+        return _to_integer(_INTEGERS[target], mode) if source in _FLOATS else None
+    return _to_float(_FLOATS[target], mode)
+
+
 _FLOAT32_TINY = float(np.finfo(np.float32).tiny)
 """The smallest normal float32, 2^-126: below it (zero aside) a float32 is subnormal."""
 
@@ -127,6 +201,10 @@ def install_libdevice() -> None:
         scalar = getattr(ret, "element_ty", None) or getattr(ret, "scalar", ret)
         # a float32 symbol by its arguments too: isnan, isinf, signbit, llrint return integers (`__nv_isnanf`)
         float32 = str(scalar) == "fp32" or any(str(getattr(a, "dtype", "")) == "fp32" for a in args)
+        exact = exact_function(symbol)
+        if exact is not None:
+            with np.errstate(all="ignore"):
+                return TensorHandle(np.asarray(exact(*[a.data for a in args])).astype(_get_np_dtype(scalar)), scalar)
         name = base_name(symbol, float32=float32)
         function = FUNCTIONS.get(name)
         if function is None:
