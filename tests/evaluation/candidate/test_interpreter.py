@@ -175,3 +175,12 @@ def test_comparisons_of_a_scalar_broadcast_as_booleans_with_the_shims():
     shimmed, bare = shimmed_and_bare("scalar_comparisons.py")
     assert shimmed == {"and_scalar": True, "or_scalar": True}, shimmed
     assert bare["and_scalar"] is None, bare
+
+
+def test_a_cuda_device_guard_around_a_launch_is_a_no_op_for_the_cpu_with_the_shims():
+    # Mamba's wrappers launch inside `with torch.cuda.device(x.device.index)`: an honest causal_conv1d failed on the
+    # CPU alone (index None: TypeError; a CPU device: ValueError), 2026-11-28. A CUDA index still raises.
+    shimmed, bare = shimmed_and_bare("cuda_device_guard.py")
+    assert shimmed["index"] is True and shimmed["device"] is True and shimmed["name"] is True, shimmed
+    assert shimmed["cuda_index"] not in (True, False), shimmed
+    assert bare["index"] == "TypeError" and bare["device"] == "ValueError", bare
