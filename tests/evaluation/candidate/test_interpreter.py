@@ -153,11 +153,14 @@ def test_tensor_descriptors_work_with_the_shims():
 
 def test_gpu_device_queries_answer_with_the_shims():
     """A grid sized per SM (torch's properties, Triton's driver) ran on a GPU and raised on the CPU (an honest
-    persistent bernoulli: RUNTIME_ERROR); with the shims it is launched. No GPU appears: CUDA stays unavailable and
-    Triton names no compilation target, so `is_cuda()` branches stay as they were."""
+    persistent bernoulli: RUNTIME_ERROR); with the shims it is launched. Host code sees a CUDA target (the tutorials'
+    `is_cuda()`), a kernel being interpreted none (`tl.target_info.is_cuda()` False, so no inline PTX), and CUDA
+    stays unavailable."""
     shimmed, bare = shimmed_and_bare("device_queries.py")
-    assert shimmed == {"torch": True, "triton": True, "cuda_available": False, "target": "None"}, shimmed
-    assert bare["torch"] is None and bare["triton"] is None, bare
+    assert shimmed == {"torch": True, "triton": True, "cuda_available": False, "target": "cuda",
+                       "kernel_is_cuda": 0}, shimmed
+    assert bare["torch"] is None and bare["triton"] is None and bare["target"] is None, bare
+    assert bare["kernel_is_cuda"] == 0, bare
 
 
 def test_fp8_casts_round_to_even_with_the_shims():

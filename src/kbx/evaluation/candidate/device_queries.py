@@ -8,6 +8,8 @@ raises "Torch not compiled with CUDA enabled" and Triton "0 active drivers", so 
 RUNTIME_ERROR on the CPU for a reason of the machine, not of the kernel (2026-11-28). Here those queries answer
 for one H200: the device torch's calls name is the CPU (where the tensors are), its properties are the H200's. The
 answers size grids and choose configs; correctness cannot depend on them, as it cannot on an autotuned config.
+Host code asking Triton for the target gets CUDA sm_90 (the tutorials' `is_cuda()`); a kernel being interpreted
+gets none (`_InterpretedDriver`).
 
 Only queries are answered: `torch.cuda.is_available()` stays False, and nothing can run on a device that is not
 there. Installed on the CPU only (`install_interpreter_shims`), before the guards take their snapshot of torch.
@@ -16,6 +18,7 @@ there. Installed on the CPU only (`install_interpreter_shims`), before the guard
 from __future__ import annotations
 
 import dataclasses
+import threading
 from typing import Any
 
 SM_COUNT = 132
@@ -56,6 +59,7 @@ def install_device_queries() -> None:
         return
     _shim_torch(torch)
     _shim_triton_driver()
+    _shim_kernel_scope()
 
 
 def _shim_torch(torch: Any) -> None:
@@ -86,9 +90,13 @@ class _Utils:
 
 
 class _InterpretedDriver:
-    """`triton.runtime.driver.active` on a CPU machine: the device is the CPU, its properties an H200's. It names no
-    compilation target, as none was named before it: `tl.target_info.is_cuda()` stays False, so a kernel keeps the
-    portable branch it took under the interpreter rather than inline PTX, which the interpreter cannot run."""
+    """`triton.runtime.driver.active` on a CPU machine: the device is the CPU, its properties an H200's.
+
+    Its target depends on who asks. Host code gets the CUDA target the GPU frontend check lowers for (sm_90): the
+    tutorials pick their autotuning configs by `driver.active.get_current_target().backend == "cuda"`, which raised
+    on None (an honest conv2d written from the matmul tutorial). A kernel being interpreted gets None, as it did
+    before there was a driver: `tl.target_info.is_cuda()` stays False there, so a kernel keeps the portable branch
+    rather than inline PTX, which the interpreter cannot run."""
 
     utils = _Utils()
 
@@ -103,12 +111,43 @@ class _InterpretedDriver:
         return 0
 
     @staticmethod
-    def get_current_target() -> None:
-        return None  # what Triton's `current_target()` said before: no target, so `is_cuda()` stays False
+    def get_current_stream(device: Any = None) -> int:
+        return 0
+
+    @staticmethod
+    def get_current_target() -> Any:
+        if getattr(_INTERPRETING, "depth", 0):
+            return None
+        from triton.backends.compiler import GPUTarget
+
+        return GPUTarget("cuda", 10 * CAPABILITY[0] + CAPABILITY[1], 32)
 
     @staticmethod
     def is_active() -> bool:
         return True
+
+
+_INTERPRETING = threading.local()
+"""`depth`: how many interpreted kernel launches this thread is inside."""
+
+
+def _shim_kernel_scope() -> None:
+    """Count the interpreter's kernel launches in `_INTERPRETING`, for `_InterpretedDriver.get_current_target`."""
+    from triton.runtime.interpreter import GridExecutor
+
+    original = GridExecutor.__call__
+    if getattr(original, "_kbx_kernel_scope", False):
+        return
+
+    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        _INTERPRETING.depth = getattr(_INTERPRETING, "depth", 0) + 1
+        try:
+            return original(self, *args, **kwargs)
+        finally:
+            _INTERPRETING.depth -= 1
+
+    call._kbx_kernel_scope = True  # type: ignore[attr-defined]
+    GridExecutor.__call__ = call
 
 
 def _shim_triton_driver() -> None:

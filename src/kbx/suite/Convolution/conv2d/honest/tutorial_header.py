@@ -14,7 +14,6 @@ import torch
 import triton
 import triton.language as tl
 
-
 DEVICE = triton.runtime.driver.active.get_active_torch_device()
 
 
