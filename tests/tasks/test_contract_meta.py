@@ -64,6 +64,15 @@ def test_rounded_inputs_are_read_with_their_reason():
 def test_exact_and_quantized_contracts_keep_their_own_fields():
     assert not read({"kind": "exact", "second_opinion": False}).second_opinion
     assert read({"kind": "quantized", "bound": 0.05}).bound == 0.05
+    assert read({"kind": "quantized", "bound": 0.05}).bound_for("bfloat16") == 0.05
+
+
+def test_a_quantized_contract_may_bound_each_dtype_apart():
+    # matmul_w4a16: a running sum kept in fp16 stays under bf16's bound, so fp16 has a tighter one (session 25)
+    contract = read({"kind": "quantized", "bound": {"float32": 1e-3, "bfloat16": 1e-2}})
+    assert contract.bound_for("float32") == 1e-3 and contract.bound_for("bfloat16") == 1e-2 and contract.bound == 1e-2
+    with pytest.raises(TypeError):
+        contract.bounds["float32"] = 0.5  # type: ignore[index]
 
 
 def test_the_contract_read_is_immutable():
@@ -88,6 +97,8 @@ def test_the_contract_read_is_immutable():
         ({"kind": "allclose", "reduction_length": 4096}, "reduction_length must name a workload parameter"),
         ({"kind": "quantized"}, "a quantized contract needs a bound in (0, 1)"),
         ({"kind": "quantized", "bound": 1.0}, "a quantized contract needs a bound in (0, 1)"),
+        ({"kind": "quantized", "bound": {"float32": 1e-3}}, "must name every dtype of the task"),
+        ({"kind": "quantized", "bound": {"float32": 1e-3, "bfloat16": 2.0}}, "a quantized contract needs a bound"),
         ({"kind": "allclose", "second_opinion": False}, "exact contracts only"),
         ({"kind": "exact", "accumulation_dtype": "float32"}, "apply to allclose contracts only"),
         ({"kind": "allclose", "accumulation_dtype": "float16"}, "accumulation_dtype must be"),

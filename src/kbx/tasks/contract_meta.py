@@ -3,7 +3,7 @@ tolerances, and for an allclose contract the float64 truth rule's fields and the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
@@ -45,9 +45,7 @@ def read_contract(raw: object, dtypes: tuple[str, ...], workloads: tuple[Workloa
     length = raw.get("reduction_length")
     if length is not None:
         _check_length(length, workloads, fail)
-    bound = raw.get("bound")
-    if raw["kind"] == "quantized" and not (isinstance(bound, float) and 0 < bound < 1):
-        raise fail("a quantized contract needs a bound in (0, 1): the largest RMS(out-ref)/RMS(ref)")
+    bound, bounds = _bounds(raw, dtypes, fail)
     if "second_opinion" in raw and raw["kind"] != "exact":
         raise fail("second_opinion applies to exact contracts only (allclose ones are judged against the "
                         "float64 truth already)")
@@ -62,10 +60,28 @@ def read_contract(raw: object, dtypes: tuple[str, ...], workloads: tuple[Workloa
         reduction_length=length,
         tf32=bool(raw.get("tf32", False)),
         bound=bound,
+        bounds=MappingProxyType(bounds),
         second_opinion=bool(raw.get("second_opinion", True)),
         **_ulps(raw.get("ulps"), workloads, fail),
         **_truth_fields(raw, workloads, fail),
     )
+
+def _bounds(raw: dict[str, Any], dtypes: Sequence[str], fail: Callable[[str], TaskError]
+            ) -> tuple[float | None, dict[str, float]]:
+    """A quantized contract's bound, the largest of them, and the per-dtype ones: one number, or one per dtype
+    (`{"float16": 1e-3, "bfloat16": 1e-2}`) where the dtypes' honest errors differ by more than a wrong kernel's
+    margin."""
+    bound = raw.get("bound")
+    if raw["kind"] != "quantized":
+        return bound, {}
+    bounds = dict(bound) if isinstance(bound, dict) else {}
+    if bounds and set(bounds) != set(dtypes):
+        raise fail(f"a quantized contract's bounds must name every dtype of the task, {sorted(dtypes)}")
+    values = list(bounds.values()) if bounds else [bound]
+    if not all(isinstance(v, float) and 0 < v < 1 for v in values):
+        raise fail("a quantized contract needs a bound in (0, 1), or one per dtype: the largest RMS(out-ref)/RMS(ref)")
+    return max(values), bounds
+
 
 def _check_length(length: object, workloads: tuple[Workload, ...], fail: Callable[[str], TaskError]) -> None:
     """Fails unless `length` names a number (a parameter, or an entry of a shape parameter) in every workload."""

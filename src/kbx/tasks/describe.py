@@ -70,7 +70,10 @@ def contract_lines(task: Task) -> list[str]:
         if c.reduction_length:
             lines.append(f"atol widened by sqrt({c.reduction_length})")
     if c.kind == "quantized":
-        lines.append(f"bound: RMS(out - ref) / RMS(ref) <= {c.bound:g}")
+        if c.bounds:
+            lines += [f"{dtype}: bound RMS(out - ref) / RMS(ref) <= {b:g}" for dtype, b in c.bounds.items()]
+        else:
+            lines.append(f"bound: RMS(out - ref) / RMS(ref) <= {c.bound:g}")
     for units in sorted(set(c.ulps.values())):
         names = ", ".join(name for name, n in c.ulps.items() if n == units)
         lines.append(f"on {names}: each floating-point element may be off by up to {units} ulp(s) of the output "

@@ -203,7 +203,9 @@ class Contract:
     mma) for 16-bit outputs (and TF32): the truth rule's perturbation then also grows linearly with n, as a
     truncating accumulator's errors do (`kbx.tasks.accuracy.Rule.backward_truncation`)."""
     bound: float | None = None
-    """For `quantized`: the largest allowed RMS(out - ref) / RMS(ref)."""
+    """For `quantized`: the largest allowed RMS(out - ref) / RMS(ref) (the largest of `bounds`, where given)."""
+    bounds: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
+    """For `quantized`: the bound of each dtype, where they differ (`bound_for`)."""
     second_opinion: bool = True
     """For `exact`: whether a value mismatch may be judged again against the reference run in float64
     (`kbx.evaluation.trusted.compare.second_opinion`); False for references whose meaning depends on the dtype (e.g. the
@@ -260,6 +262,12 @@ class Contract:
         length = reduction_length_of(self.reduction_length, workload.params) if self.reduction_length else 1.0
         return allowance(self.accumulation_dtype, self.tf32, length, output_dtype, tensor_cores=self.tensor_cores,
                          absolute_units=self.absolute_units)
+
+    def bound_for(self, dtype: str) -> float:
+        """For `quantized`: the largest allowed RMS(out - ref) / RMS(ref) of outputs in `dtype`."""
+        bound = self.bounds.get(dtype, self.bound)
+        assert bound is not None, "a quantized contract has a bound"
+        return bound
 
     def tolerance(self, dtype: str, workload: Workload) -> Tolerance:
         """The allclose bounds for one dtype and workload, widened for long reductions."""

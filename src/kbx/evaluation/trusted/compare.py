@@ -205,7 +205,7 @@ def compare_tensor(
             tally.exact(start, o, r)
         else:
             tally.close(start, o.double(), r.double(), tolerance)
-    return tally.verdict(tuple(ref.shape), contract, exact)
+    return tally.verdict(tuple(ref.shape), contract, dtype, exact)
 
 
 @dataclass
@@ -272,17 +272,17 @@ class _Tally:
         self.max_abs = max(self.max_abs, float(d.max()))
         self.max_rel = max(self.max_rel, float(rel.max()))
 
-    def verdict(self, shape: tuple[int, ...], contract: Contract, exact: bool) -> Comparison:
+    def verdict(self, shape: tuple[int, ...], contract: Contract, dtype: str, exact: bool) -> Comparison:
         errors = {"max_abs_error": self.max_abs, "max_rel_error": self.max_rel, "total": self.total}
         if self.nonfinite:
             return self._report(Status.NONFINITE, "are non-finite where the reference is finite", shape,
                                 self.nonfinite, self.first_nonfinite, errors)
         if not exact and self.tolerance is None:
-            assert contract.bound is not None
+            bound = contract.bound_for(dtype)
             rel_rmse = math.sqrt(self.sq_diff) / max(math.sqrt(self.sq_ref), 1e-300)
-            if rel_rmse <= contract.bound:
+            if rel_rmse <= bound:
                 return Comparison(Status.PASSED, rel_rmse=rel_rmse, **errors)
-            message = f"RMS(out-ref)/RMS(ref) = {rel_rmse:.3g} exceeds the contract bound {contract.bound:.3g}"
+            message = f"RMS(out-ref)/RMS(ref) = {rel_rmse:.3g} exceeds the contract bound {bound:.3g} ({dtype})"
             return Comparison(Status.MISMATCH, message, rel_rmse=rel_rmse, **errors)
         if not self.bad:
             return Comparison(Status.PASSED, **errors)

@@ -16,15 +16,15 @@ The result, exactly as the reference computes it:
 i.e. dequantize to the activations' dtype, then an ordinary fp16/bf16 matrix product with fp32 accumulation
 (what a tensor-core W4A16 kernel does). group_size is even and divides K; the workloads use 32, 64 and 128.
 
-Contract: quantized, RMS(out - ref) / RMS(ref) <= 1e-2, since faithful kernels legitimately differ in summation
-order and in where the scale is applied. Measured under the CPU interpreter on the smoke and check workloads,
-seeds 0-4: the solution (dequantize to the dtype, fp32 tensor-core accumulation) reaches at most 2.0e-5; a
-kernel that keeps the int4 weights exact in the dot and applies each group's scale to the fp32 partial sum
-instead (the weights never rounded to the dtype) reaches 3.7e-4 in fp16 and 2.8e-3 in bf16, where the final
-rounding to bf16 (2^-8) turns the ~1e-3 weight-rounding difference into one-ulp flips on a quarter of the outputs:
-3.5x below the bound. Mistakes land two orders above it (seeds 0-2): nibbles unpacked in the wrong order at
-least 1.2, nibbles read as unsigned (no sign extension) at least 1.9, one scale per row instead of per group at
-least 0.73.
+Contract: quantized, RMS(out - ref) / RMS(ref) <= 1e-3 in fp16 and 1e-2 in bf16, since faithful kernels
+legitimately differ in summation order and in where the scale is applied. Measured under the CPU interpreter on the
+smoke and check workloads, seeds 0-4: the solution (dequantize to the dtype, fp32 tensor-core accumulation) reaches
+at most 2.0e-5; a kernel that keeps the int4 weights exact in the dot and applies each group's scale to the fp32
+partial sum instead (the weights never rounded to the dtype) reaches 3.7e-4 in fp16 (2.7x below its bound) and
+2.8e-3 in bf16, where the final rounding to bf16 (2^-8) turns the ~1e-3 weight-rounding difference into one-ulp
+flips on a quarter of the outputs (3.5x below its bound). Mistakes land two orders above them (seeds 0-2): nibbles
+unpacked in the wrong order at least 1.2, nibbles read as unsigned (no sign extension) at least 1.9, one scale per
+row instead of per group at least 0.73.
 
 Inputs: activations N(0, 1) with per-column spreads and outliers; weights uniform over all 16 int4 values;
 group scales spread over 2^-4 .. 2^2 within every row (so a scale per row, or a wrong group index, is far off);
@@ -36,8 +36,10 @@ activations' dtype between K steps (each step's dots in fp32, the sum rounded ba
 `wrong/running_sum_in_input_dtype`), whose error grows with the number of steps. Measured under the CPU interpreter,
 seeds 0-5: in bf16 it reaches at most 4.3e-3 on check_decode (K = 640, under the bound) and 2.3e-2 to 3.0e-2 on
 check_decode_long_k (2.3x the bound at the least), where honest/scaled_partials stays at 8.4e-4 to 2.7e-3 and the
-solution at 0. In fp16 the same kernel reaches only 3.6e-3 there and passes: one bound for both dtypes cannot
-separate it from the honest kernel's bf16 error (2.7e-3).
+solution at 0. In fp16 the same kernel reaches 2.6e-3 to 3.6e-3 there, which one bound for both dtypes (1e-2 until
+session 25) let pass; so fp16 has its own bound, 1e-3: on check_decode_long_k, seeds 0-3, honest/scaled_partials
+(and its int-cast twin) reach 2.8e-4 to 3.8e-4 in fp16 (2.6x under it), the wrong kernel 2.55e-3 to 3.19e-3 (2.5x
+over it).
 """
 
 import math
@@ -55,7 +57,7 @@ TASK = {
     "forbidden": ["matmul", "rmatmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "einsum", "tensordot", "addmm",
                   "addbmm", "baddbmm", "addmv", "linear", "bilinear", "chain_matmul", "multi_dot", "vecdot", "sum",
                   "@"],
-    "contract": {"kind": "quantized", "bound": 1e-2},
+    "contract": {"kind": "quantized", "bound": {"float16": 1e-3, "bfloat16": 1e-2}},
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"M": 16, "N": 48, "K": 128, "group_size": 32}},
         {"name": "check_odd", "role": "check", "params": {"M": 127, "N": 129, "K": 192, "group_size": 64}},
