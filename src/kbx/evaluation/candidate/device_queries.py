@@ -58,6 +58,7 @@ def install_device_queries() -> None:
     if torch.cuda.is_available() or getattr(torch.cuda.get_device_properties, "_kbx_shimmed", False):
         return
     _shim_torch(torch)
+    _shim_cuda_device_guard(torch)
     _shim_triton_driver()
     _shim_kernel_scope()
 
@@ -78,6 +79,27 @@ def _shim_torch(torch: Any) -> None:
     for shim in (get_device_properties, get_device_capability, get_device_name, current_device):
         shim._kbx_shimmed = True  # type: ignore[attr-defined]
         setattr(torch.cuda, shim.__name__, shim)
+
+
+def _shim_cuda_device_guard(torch: Any) -> None:
+    """`with torch.cuda.device(x.device.index):` around a launch (Mamba's and FlashAttention's Triton wrappers)
+    selects the inputs' GPU; torch documents it as a no-op for None, but a torch built without CUDA raises on None (a
+    TypeError) and on a CPU device (a ValueError), so an honest kernel failed on the CPU alone (2026-11-28). Here
+    the inputs' device is the CPU, which stands for the GPU: the guard is a no-op for None and for a CPU device; a
+    CUDA index still raises, as it does without a GPU."""
+    guard = torch.cuda.device
+    if getattr(guard.__init__, "_kbx_shimmed", False):
+        return
+    original = guard.__init__
+
+    def init(self: Any, device: Any) -> None:
+        if device is None or (isinstance(device, (str, torch.device)) and torch.device(device).type == "cpu"):
+            self.idx = self.prev_idx = -1  # torch's own "nothing to select": enter and exit switch nothing
+            return
+        original(self, device)
+
+    init._kbx_shimmed = True  # type: ignore[attr-defined]
+    guard.__init__ = init
 
 
 class _Utils:

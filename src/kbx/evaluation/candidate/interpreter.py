@@ -39,12 +39,8 @@ Installed in the candidate worker before candidate code is imported, on the CPU 
   `tl.static_range`'s stays a Python int, a constexpr on a GPU too.
 - Device queries (`torch.cuda.get_device_properties(...).multi_processor_count`, Triton's
   `driver.active.get_active_torch_device()`) raise on a machine without a GPU; they answer for an H200
-  (`kbx.evaluation.candidate.device_queries`), so a grid sized per SM is launched as on a GPU.
-- `with torch.cuda.device(x.device.index):` around a launch (Mamba's and FlashAttention's Triton wrappers) selects
-  the inputs' GPU; torch documents it as a no-op for None, but a torch built without CUDA raises on None (a
-  TypeError) and on a CPU device (a ValueError), so an honest kernel failed on the CPU alone (2026-11-28). Under
-  the interpreter the inputs' device is the CPU, which stands for the GPU: the guard is a no-op for None and for a
-  CPU device; a CUDA index still raises, as it does without a GPU.
+  (`kbx.evaluation.candidate.device_queries`), so a grid sized per SM is launched as on a GPU; there too,
+  `with torch.cuda.device(x.device.index):` around a launch (Mamba's wrappers) is a no-op for the CPU.
 - And one check rather than a shim: every launched kernel must also lower to Triton IR for a GPU
   (`kbx.evaluation.candidate.gpu_frontend`), so a Python body that only the interpreter runs is not a kernel.
 """
@@ -73,7 +69,6 @@ def install_interpreter_shims() -> None:
     install_float8_casts()
     _shim_device_calls()
     _shim_scalars()
-    _shim_cuda_device_guard()
     install_block_pointers()
     install_combine_tree()
     install_gpu_frontend_check()
@@ -261,24 +256,6 @@ def _shim_device_calls() -> None:
 
     patch_lang._kbx_shimmed = True  # type: ignore[attr-defined]
     interpreter._patch_lang = patch_lang
-
-
-def _shim_cuda_device_guard() -> None:
-    import torch
-
-    guard = torch.cuda.device
-    if getattr(guard.__init__, "_kbx_shimmed", False):
-        return
-    original = guard.__init__
-
-    def init(self: Any, device: Any) -> None:
-        if device is None or (isinstance(device, (str, torch.device)) and torch.device(device).type == "cpu"):
-            self.idx = self.prev_idx = -1  # torch's own "nothing to select": enter and exit switch nothing
-            return
-        original(self, device)
-
-    init._kbx_shimmed = True  # type: ignore[attr-defined]
-    guard.__init__ = init
 
 
 def _shim_scalars() -> None:
