@@ -10,7 +10,7 @@ export PYTHONPATH=src
 workers=${WORKERS:-3}
 gpus=$(nvidia-smi --query-gpu=index --format=csv,noheader | wc -l)
 for ((i = 0; i < gpus; i++)); do
-  CUDA_VISIBLE_DEVICES=$i timeout -s INT "$limit" python3 scripts/verify_tasks.py --device cuda --workers "$workers" \
+  CUDA_VISIBLE_DEVICES=$i timeout -s INT -k 20 "$limit" python3 scripts/verify_tasks.py --device cuda --workers "$workers" \
     --shard "$i/$gpus" "$@" > "$OUT/verify_$i.part" 2>&1 &
 done
 wait

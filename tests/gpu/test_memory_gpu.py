@@ -1,6 +1,6 @@
 """On a GPU: a bench workload that needs more memory than the GPU has (`min_gpu_gib`) is left out, and the
-evaluation says so; the others are judged and timed as usual. Once the fill of new memory is on for a GPU, an output
-element a kernel never writes is NaN there too."""
+evaluation says so; the others are judged and timed as usual. An output element a kernel never writes is NaN there too
+(the fill of new memory, `kbx.evaluation.candidate.fresh_memory`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ import pytest
 
 from kbx.candidates.source import Candidate
 from kbx.evaluation.bench_inputs import TimingSettings
-from kbx.evaluation.candidate import fresh_memory
 from kbx.evaluation.orchestrator.pipeline import Evaluator
 from kbx.evaluation.orchestrator.sandbox import Limits
 from kbx.tasks.meta import read_task
@@ -39,7 +38,6 @@ def test_a_workload_too_big_for_this_gpu_is_left_out_and_named(suite, tmp_path):
     assert {w["workload"] for w in row["performance"]["workloads"]} == {"bench"}
 
 
-@pytest.mark.skipif("cuda" not in fresh_memory.DEVICES, reason="the fill of new memory is not on for a GPU yet")
 def test_on_a_gpu_an_output_element_a_kernel_never_writes_is_nan_and_a_timed_solution_still_passes(suite):
     # relu's wrong/stores_positives_only leaves its zeros to torch.empty: fresh driver memory is zeroed, so without
     # the fill of new memory (kbx.evaluation.candidate.fresh_memory) the verdict rests on the allocator. The solution

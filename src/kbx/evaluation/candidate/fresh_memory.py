@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-DEVICES = ("cpu",)
-"""Where the fill is on. A GPU is left out until a device has run it (the fill kernels inside the launch trace, the
-deterministic mode beside CUDA operators): session 25 wrote it with no device time left. tests/gpu/test_memory_gpu.py
-checks it there once "cuda" is added."""
+DEVICES = ("cpu", "cuda")
+"""Where the fill is on: everywhere kbx judges. On a GPU since session 26 (H200, 2026-11-29): with it on,
+tests/gpu/test_memory_gpu.py passed (relu's wrong/stores_positives_only MISMATCH with NaN, the solution timed and
+PASSED), 94 solutions and honest kernels of 27 tasks PASSED and the GPU-only wrong candidates failed as before, and 34
+solutions passed a timed run (docs/gpu-verification.md, session 26)."""
 
 
 @contextmanager

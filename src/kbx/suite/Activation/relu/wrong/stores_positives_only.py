@@ -2,9 +2,9 @@
 
 The store is masked by `x > 0` as well as by the tail, so every element where ReLU gives 0 keeps the memory the
 allocator returned. Fresh pages and fresh GPU memory are zero, so where the allocator hands them out the output looks
-right; a reused block holds whatever was there. On the CPU the candidate worker fills new memory with NaN during
-correctness calls (`kbx.evaluation.candidate.fresh_memory`), so the zeros come out NaN on every case, whatever the
-allocator did (tests/evaluation/candidate/test_worker.py); on a GPU the fill is not on yet (`fresh_memory.DEVICES`).
+right; a reused block holds whatever was there. The candidate worker fills new memory with NaN during correctness
+calls (`kbx.evaluation.candidate.fresh_memory`), so the zeros come out NaN on every case, whatever the allocator did:
+on the CPU (tests/evaluation/candidate/test_worker.py) and on a GPU (tests/gpu/test_memory_gpu.py, H200, session 26).
 """
 
 import torch
