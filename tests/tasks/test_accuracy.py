@@ -81,8 +81,10 @@ def test_a_rule_of_ones_own_changes_the_numbers():
 
 
 def test_the_rule_in_words_names_the_length_parameter_the_dtypes_and_the_constants():
-    lines = rule_lines("float32", True, "K", ("float32", "bfloat16", "int32"), replace(RULE, norm_factor=8.0))
+    lines = rule_lines("float32", True, "K", ("float32", "bfloat16", "int32"),
+                       replace(RULE, norm_factor=8.0, yardstick_factor=3.0))
     text = "\n".join(lines)
+    assert "exceeds 3 times the rest of the normwise bound" in text
     assert "accumulation dtype: float32 (tf32 products allowed); accumulation length n = the workload's `K`" in text
     assert "||out - truth||_2 <= 8 * ||ref - truth||_2" in text and "held within [1, 8]" in text
     assert f"u_acc = {2.0**-11:.3g}; u_out = {2.0**-24:.3g} (float32), {2.0**-8:.3g} (bfloat16)" in text

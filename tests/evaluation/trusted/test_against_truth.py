@@ -10,6 +10,7 @@ from kbx.evaluation.trusted import against_truth
 from kbx.evaluation.trusted.against_truth import basis
 from kbx.evaluation.trusted.compare import compare
 from kbx.status import Status
+from kbx.tasks.accuracy import RULE
 from kbx.tasks.spec import Contract, Tolerance, Workload
 
 W = Workload("w", "check", MappingProxyType({"n": 4096}))
@@ -179,3 +180,38 @@ def test_a_finite_output_where_the_reference_is_infinite_says_so():
     assert only.status is Status.MISMATCH and "differ from the reference's inf or NaN" in only.message
     both = judge(torch.tensor([-2.0, math.nan, 1.5]), eager, truth)
     assert both.status is Status.MISMATCH and "1 of them where the reference is inf or NaN" in both.message
+
+
+def _bf16_running_sum(x: torch.Tensor) -> torch.Tensor:
+    """A running sum along dim 0 kept in bf16, as PyTorch's CUDA cumsum keeps it along an outer dim."""
+    out, acc = torch.empty_like(x), torch.zeros_like(x[0])
+    for i in range(x.shape[0]):
+        acc = acc + x[i]
+        out[i] = acc
+    return out
+
+
+def test_an_eager_reference_outside_its_own_contract_is_no_yardstick():
+    # cumsum in bf16 along dim 0, 16384 terms of mean 0.5: eager's bf16 running sums stop growing once 0.5 is below
+    # half their ulp, so its error envelope would cover any kernel. A kernel that rounds its carry to bf16 every 128
+    # terms must fail as it does beside an eager that keeps to its contract; one that scans in fp32 passes.
+    torch.manual_seed(4)
+    n = 16384
+    x = (torch.randn(n, 64, dtype=torch.float64) + 0.5).to(torch.bfloat16)
+    truth = torch.cumsum(x.double(), dim=0)
+    contract = Contract("allclose", TOLERANCES, reduction_length="n")
+    eager = _bf16_running_sum(x)
+    honest = torch.cumsum(x.float(), dim=0).to(torch.bfloat16)
+    carry, chunks = torch.zeros(64, dtype=torch.float32), []
+    for block in x.float().split(128):
+        chunk = torch.cumsum(block, dim=0) + carry
+        chunks.append(chunk.to(torch.bfloat16))
+        carry = chunk[-1].to(torch.bfloat16).float()  # the bug: the carry rounded to the output dtype
+    rounded_carry = torch.cat(chunks)
+    own = against_truth.own_limit(basis(eager, truth), contract.allowance("bfloat16", W))
+    assert basis(eager, truth).eager_error > RULE.yardstick_factor * own  # outside its contract: no yardstick
+    assert judge(honest, eager, truth, contract, "bfloat16").status is Status.PASSED
+    result = judge(rounded_carry, eager, truth, contract, "bfloat16")
+    assert result.status is Status.MISMATCH and "no yardstick" in result.message
+    beside_accurate = judge(rounded_carry, honest, truth, contract, "bfloat16")
+    assert beside_accurate.mismatches == result.mismatches and "no yardstick" not in beside_accurate.message
