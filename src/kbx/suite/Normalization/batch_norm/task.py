@@ -12,9 +12,10 @@ in fp32 (the mixed-precision case, as under autocast), so a kernel must read the
 
 The normalized dim is the channel dim (1), not the last one: channels have means between -5 and 5 and running
 variances between 1e-5 and 4 (some far below eps, so where eps enters, inside or outside the square root,
-shows), and a kernel that indexes the parameters by the last dim fails. Workloads cover 4-D, 3-D and 2-D inputs,
-odd channel and spatial sizes, a large eps, weight and bias present, bias alone (F.batch_norm accepts a bias
-without a weight) and neither, and channels-last (NHWC memory), transposed and strided inputs.
+shows), and a kernel that indexes the parameters by the last dim fails. Workloads cover 5-D, 4-D, 3-D and 2-D
+inputs (a kernel that spells out H * W for 4-D inputs fails the 5-D one), odd channel and spatial sizes, a large
+eps, weight and bias present, bias alone (F.batch_norm accepts a bias without a weight) and neither, and
+channels-last (NHWC memory), transposed and strided inputs.
 """
 
 import torch
@@ -41,6 +42,10 @@ TASK = {
         {"name": "smoke", "role": "smoke", "params": {"shape": [2, 3, 6, 5], "affine": True, "params": "input"}},
         {"name": "smoke_2d_fp32_params", "role": "smoke",
          "params": {"shape": [8, 20], "affine": True, "params": "float32"}},
+        {"name": "check_5d", "role": "check",
+         "params": {"shape": [2, 3, 3, 4, 5], "affine": True, "params": "float32"}},
+        {"name": "check_large_eps", "role": "check",
+         "params": {"shape": [2, 6, 9, 11], "affine": True, "params": "float32", "eps": 0.01}},
         {"name": "check_bias_only", "role": "check",
          "params": {"shape": [3, 6, 7, 5], "affine": "bias", "params": "float32"}},
         {"name": "check_odd_spatial", "role": "check",
@@ -49,8 +54,6 @@ TASK = {
          "params": {"shape": [3, 7, 129], "affine": False, "params": "input"}},
         {"name": "check_2d_wide", "role": "check",
          "params": {"shape": [33, 129], "affine": True, "params": "input"}},
-        {"name": "check_large_eps", "role": "check",
-         "params": {"shape": [2, 6, 9, 11], "affine": True, "params": "float32", "eps": 0.01}},
         {"name": "check_tiny_spatial", "role": "check",
          "params": {"shape": [5, 67, 3, 3], "affine": True, "params": "float32"}},
         {"name": "check_channels_last", "role": "check",
