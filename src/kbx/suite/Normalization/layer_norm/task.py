@@ -11,8 +11,9 @@ Inputs have large means (50 to 150, varying per row) next to a modest spread, so
 E[x^2] - E[x]^2 cancels catastrophically in fp32; per-row standard deviations vary fourfold, and some
 workloads have small variances or a large `eps` so that dropping `eps` or using the unbiased variance (divide by
 N - 1) shows. Workloads cover weight and bias present, weight alone, bias alone (F.layer_norm accepts a bias
-without a weight) and neither; row lengths of 100, 101, 127, 129, 4097 and 20485 (longer than one block); and
-transposed or strided (non-contiguous) inputs.
+without a weight) and neither; row lengths of 100, 101, 127, 129, 4097 and 20485 (longer than one block);
+transposed or strided (non-contiguous) inputs; and rows that are contiguous but whose leading dims do not merge
+(the first 9 positions of 16-long sequences: a kernel that steps rows by stride(-2) reads padding).
 The fp32 tolerance is 2e-4: with |mean| / std up to 300, an fp32 mean is off by a few ulp(mean), which
 moves the outputs by ~1e-4 in any implementation; PyTorch's own CUDA kernel is ~1e-4 from the fp64 result
 on the bench (8192-long rows), while the one-pass variance misses by ~5e-3 on 100-long rows.
@@ -38,6 +39,9 @@ TASK = {
         {"name": "smoke_2d_plain", "role": "smoke",
          "params": {"shape": [6, 5, 33], "normalized_shape": [5, 33], "affine": "none", "offset": 100.0,
                     "scale": 2.0}},
+        {"name": "check_seq_slice", "role": "check",
+         "params": {"shape": [3, 9, 129], "normalized_shape": [129], "affine": "both", "offset": 100.0,
+                    "scale": 1.0, "layout": "seq_slice"}},
         {"name": "check_101_bias_only", "role": "check",
          "params": {"shape": [9, 101], "normalized_shape": [101], "affine": "bias", "offset": 100.0, "scale": 1.0}},
         {"name": "check_small_var", "role": "check",
