@@ -15,7 +15,10 @@ takes, or channels assigned to groups round-robin give visibly different results
 and 2-D (N, C) inputs, weight and bias present, bias alone (F.group_norm accepts a bias without a weight) and
 neither, one group (= layer norm over C, H, W), one channel per group (= instance norm), group sizes both inside
 one tile and far larger than one, a large eps with constant groups (every element equal, so the output is
-exactly bias), and channels-last (NHWC memory), transposed and strided inputs.
+exactly bias), a large eps (0.1) on groups with variances of ~1 to 3 (where eps enters, inside or outside the
+square root, or a hard-coded 1e-5, then moves the output by percents; at eps = 1e-5 by ~1e-5), and
+channels-last (NHWC memory), transposed and strided inputs, and the first half of the channels of a larger
+tensor (x.chunk(2, dim=1): unit last stride, yet a kernel that assumes samples C * S apart reads the wrong half).
 The fp32 tolerance is 2e-4: with |mean| / std up to 100 an fp32 mean is off by a few ulp(mean), which moves the
 outputs by ~1e-5 in any implementation (PyTorch's own CPU result is ~1e-5 from the fp64 result); the solution
 stays within ~3e-5 of the reference, and the one-pass variance misses by more than 1e-3.
@@ -56,6 +59,8 @@ TASK = {
         {"name": "check_constant_large_eps", "role": "check",
          "params": {"shape": [4, 6, 9, 7], "num_groups": 3, "affine": True, "offset": 5.0, "eps": 0.1,
                     "constant": True}},
+        {"name": "check_large_eps", "role": "check",
+         "params": {"shape": [2, 6, 5, 7], "num_groups": 3, "affine": True, "offset": 5.0, "eps": 0.1}},
         {"name": "check_channels_last", "role": "check",
          "params": {"shape": [2, 24, 17, 15], "num_groups": 6, "affine": True, "offset": 100.0,
                     "layout": "channels_last"}},
@@ -65,6 +70,9 @@ TASK = {
         {"name": "check_transposed", "role": "check",
          "params": {"shape": [2, 6, 31, 33], "num_groups": 3, "affine": True, "offset": 100.0,
                     "layout": "transposed"}},
+        {"name": "check_channel_slice", "role": "check",
+         "params": {"shape": [3, 6, 5, 7], "num_groups": 2, "affine": True, "offset": 20.0,
+                    "layout": "channel_slice"}},
         {"name": "check_strided_3d", "role": "check",
          "params": {"shape": [3, 8, 129], "num_groups": 4, "affine": False, "offset": 50.0, "layout": "strided"}},
         {"name": "bench", "role": "bench",
@@ -99,7 +107,14 @@ def make_inputs(workload, dtype, generator):
         x = inputs.randn(shape, "float32", generator) * std + mean
     x = x.to(inputs.torch_dtype(dtype))
     layout = p.get("layout", "contiguous")
-    x = x.contiguous(memory_format=torch.channels_last) if layout == "channels_last" else inputs.layout(x, layout)
+    if layout == "channel_slice":
+        # The first C channels of a 2C-channel tensor (as after x.chunk(2, dim=1)): every plane is contiguous and
+        # the last stride is 1, but the samples are 2 * C * S apart, not C * S.
+        x = torch.cat([x, torch.zeros_like(x)], dim=1)[:, :c]
+    elif layout == "channels_last":
+        x = x.contiguous(memory_format=torch.channels_last)
+    else:
+        x = inputs.layout(x, layout)
     weight = bias = None  # affine: True (weight and bias), "bias" (bias alone) or False (neither)
     if p["affine"] is True:
         weight = inputs.randn([c], dtype, generator, scale=0.5, offset=1.0)
