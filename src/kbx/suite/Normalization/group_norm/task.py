@@ -16,7 +16,7 @@ and 2-D (N, C) inputs, weight and bias present, bias alone (F.group_norm accepts
 neither, one group (= layer norm over C, H, W), one channel per group (= instance norm), group sizes both inside
 one tile and far larger than one, a large eps with constant groups (every element equal, so the output is
 exactly bias), a large eps (0.1) on groups with variances of ~1 to 3 (where eps enters, inside or outside the
-square root, or a hard-coded 1e-5, then moves the output by percents; at eps = 1e-5 by ~1e-5), and
+square root, or a hard-coded 1e-5, then moves the output by percents; at eps = 1e-5 by ~1e-5),
 channels-last (NHWC memory), transposed and strided inputs, and the first half of the channels of a larger
 tensor (x.chunk(2, dim=1): unit last stride, yet a kernel that assumes samples C * S apart reads the wrong half).
 The fp32 tolerance is 2e-4: with |mean| / std up to 100 an fp32 mean is off by a few ulp(mean), which moves the

@@ -16,8 +16,11 @@ Inputs carry a per-plane mean between 5 and 100 next to a unit-scale spread (so 
 fp32) and per-plane scales that vary fourfold, so statistics pooled over channels (layer norm) or over the
 batch (batch norm) are visibly wrong. Workloads cover 4-D and 3-D inputs, weight and bias present, bias alone
 (F.instance_norm accepts a bias without a weight) and neither, small planes (3x3: the unbiased variance is 12%
-off), planes larger than one tile, constant planes with a large eps (output exactly bias), and channels-last
-(NHWC memory), transposed and strided inputs.
+off), planes larger than one tile, constant planes with a large eps (output exactly bias), a large eps (0.1) on
+planes with variances of 0.25 to 4 (where eps enters, inside or outside the square root, or a hard-coded
+1e-5, then moves the output by percents; at eps = 1e-5 the difference is ~1e-5), channels-last
+(NHWC memory), transposed and strided inputs, and the first half of the channels of a larger tensor
+(x.chunk(2, dim=1): unit last stride, yet a kernel that assumes samples C * S apart reads the wrong half).
 The fp32 tolerance is 2e-4 for the reason layer_norm and group_norm give: with |mean| / std up to 100 an fp32
 mean is off by a few ulp(mean), moving outputs by ~1e-5 in any implementation (PyTorch's own CPU result is
 ~1e-5 from the fp64 one); the solution stays well within it and the wrong candidates miss by far more.
@@ -49,6 +52,10 @@ TASK = {
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [2, 3, 6, 5], "affine": True, "offset": 100.0}},
         {"name": "smoke_3d_plain", "role": "smoke", "params": {"shape": [3, 4, 50], "affine": False, "offset": 10.0}},
+        {"name": "check_large_eps", "role": "check",
+         "params": {"shape": [2, 5, 6, 7], "affine": True, "offset": 5.0, "eps": 0.1}},
+        {"name": "check_channel_slice", "role": "check",
+         "params": {"shape": [3, 4, 5, 7], "affine": True, "offset": 20.0, "layout": "channel_slice"}},
         {"name": "check_bias_only", "role": "check",
          "params": {"shape": [2, 5, 7, 9], "affine": "bias", "offset": 50.0}},
         {"name": "check_odd_spatial", "role": "check",
@@ -102,7 +109,14 @@ def make_inputs(workload, dtype, generator):
         x = inputs.randn(shape, "float32", generator) * std + mean
     x = x.to(inputs.torch_dtype(dtype))
     layout = p.get("layout", "contiguous")
-    x = x.contiguous(memory_format=torch.channels_last) if layout == "channels_last" else inputs.layout(x, layout)
+    if layout == "channel_slice":
+        # The first C channels of a 2C-channel tensor (as after x.chunk(2, dim=1)): every plane is contiguous and
+        # the last stride is 1, but the samples are 2 * C * S apart, not C * S.
+        x = torch.cat([x, torch.zeros_like(x)], dim=1)[:, :c]
+    elif layout == "channels_last":
+        x = x.contiguous(memory_format=torch.channels_last)
+    else:
+        x = inputs.layout(x, layout)
     weight = bias = None  # affine: True (weight and bias), "bias" (bias alone) or False (neither)
     if p["affine"] is True:
         weight = inputs.randn([c], dtype, generator, scale=0.5, offset=1.0)
