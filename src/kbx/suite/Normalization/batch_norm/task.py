@@ -14,8 +14,9 @@ The normalized dim is the channel dim (1), not the last one: channels have means
 variances between 1e-5 and 4 (some far below eps, so where eps enters, inside or outside the square root,
 shows), and a kernel that indexes the parameters by the last dim fails. Workloads cover 5-D, 4-D, 3-D and 2-D
 inputs (a kernel that spells out H * W for 4-D inputs fails the 5-D one), odd channel and spatial sizes, a large
-eps, weight and bias present, bias alone (F.batch_norm accepts a bias without a weight) and neither, and
-channels-last (NHWC memory), transposed and strided inputs.
+eps, weight and bias present, bias alone (F.batch_norm accepts a bias without a weight) and neither,
+channels-last (NHWC memory), transposed and strided inputs, and the first half of the channels of a larger tensor
+(x.chunk(2, dim=1): unit last stride, yet a kernel that assumes samples C * S apart reads the wrong half).
 """
 
 import torch
@@ -46,6 +47,8 @@ TASK = {
          "params": {"shape": [2, 3, 3, 4, 5], "affine": True, "params": "float32"}},
         {"name": "check_large_eps", "role": "check",
          "params": {"shape": [2, 6, 9, 11], "affine": True, "params": "float32", "eps": 0.01}},
+        {"name": "check_channel_slice", "role": "check",
+         "params": {"shape": [3, 4, 5, 7], "affine": True, "params": "float32", "layout": "channel_slice"}},
         {"name": "check_bias_only", "role": "check",
          "params": {"shape": [3, 6, 7, 5], "affine": "bias", "params": "float32"}},
         {"name": "check_odd_spatial", "role": "check",
@@ -95,7 +98,14 @@ def make_inputs(workload, dtype, generator):
     x = inputs.randn(shape, "float32", generator) * std + mean.float().view(channel)
     x = inputs.with_outliers(x, generator, fraction=1e-3, magnitude=20.0).to(inputs.torch_dtype(dtype))
     layout = p.get("layout", "contiguous")
-    x = x.contiguous(memory_format=torch.channels_last) if layout == "channels_last" else inputs.layout(x, layout)
+    if layout == "channel_slice":
+        # The first C channels of a 2C-channel tensor (as after x.chunk(2, dim=1)): every plane is contiguous and
+        # the last stride is 1, but the samples are 2 * C * S apart, not C * S.
+        x = torch.cat([x, torch.zeros_like(x)], dim=1)[:, :c]
+    elif layout == "channels_last":
+        x = x.contiguous(memory_format=torch.channels_last)
+    else:
+        x = inputs.layout(x, layout)
     weight = bias = None  # affine: True (weight and bias), "bias" (bias alone) or False (neither)
     if p["affine"] is True:
         weight = inputs.randn([c], pdt, generator, scale=0.5, offset=1.0)
