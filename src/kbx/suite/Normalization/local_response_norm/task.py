@@ -13,7 +13,9 @@ CPU build has no bf16 avg_pool3d, which its definition uses).
 The normalized axis is the channel dim (1), not the last one. Inputs have AlexNet-like magnitudes (normal,
 scale 30-60, with outliers), so with alpha = 1e-4 the divisor is visibly above 1 (returning x fails by ~20%).
 Workloads cover odd and even sizes, a size larger than C, size 1, k = 2 (AlexNet), beta = 0.5, 3-D, 4-D and
-5-D inputs, 130 channels, and channels-last (NHWC memory), transposed and strided inputs.
+5-D inputs, 130 channels, channels-last (NHWC memory), transposed and strided inputs, and the first half of
+the channels of a larger tensor (x.chunk(2, dim=1): unit last stride, yet a kernel that assumes samples C * S apart
+reads the wrong half).
 """
 
 import torch
@@ -35,6 +37,8 @@ TASK = {
         {"name": "smoke", "role": "smoke", "params": {"shape": [2, 8, 5, 5], "size": 5, "scale": 50.0}},
         {"name": "smoke_3d", "role": "smoke",
          "params": {"shape": [2, 7, 30], "size": 3, "scale": 10.0, "alpha": 0.01}},
+        {"name": "check_channel_slice", "role": "check",
+         "params": {"shape": [3, 6, 5, 7], "size": 3, "scale": 50.0, "alpha": 0.001, "layout": "channel_slice"}},
         {"name": "check_alexnet", "role": "check",
          "params": {"shape": [2, 13, 17, 15], "size": 5, "scale": 60.0, "k": 2.0}},
         {"name": "check_even_size", "role": "check",
@@ -77,6 +81,13 @@ def make_inputs(workload, dtype, generator):
     x = inputs.with_outliers(x, generator, fraction=2e-3, magnitude=4.0 * p["scale"])
     x = x.to(inputs.torch_dtype(dtype))
     layout = p.get("layout", "contiguous")
-    x = x.contiguous(memory_format=torch.channels_last) if layout == "channels_last" else inputs.layout(x, layout)
+    if layout == "channel_slice":
+        # The first C channels of a 2C-channel tensor (as after x.chunk(2, dim=1)): every plane is contiguous and
+        # the last stride is 1, but the samples are 2 * C * S apart, not C * S.
+        x = torch.cat([x, torch.zeros_like(x)], dim=1)[:, : shape[1]]
+    elif layout == "channels_last":
+        x = x.contiguous(memory_format=torch.channels_last)
+    else:
+        x = inputs.layout(x, layout)
     return {"input": x, "size": p["size"], "alpha": p.get("alpha", 0.0001), "beta": p.get("beta", 0.75),
             "k": p.get("k", 1.0)}
