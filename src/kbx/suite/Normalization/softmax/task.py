@@ -14,6 +14,9 @@ last, first and middle dimensions (negative `dim` too), slices far longer than o
 131072-long bench), many tiny slices, and transposed or strided (non-contiguous) inputs. `bench_over_2_31`
 (65537 x 32768: 2^31 + 32768 elements) is where offsets computed in 32 bits overflow; it runs on GPUs with 139 GiB
 or more (`min_gpu_gib`).
+`check_last_3d` reduces the last dim of a 3-D input: a wrapper that launches shape[0] rows of stride(0), as
+Triton's softmax tutorial does for 2-D input, covers only every shape[1]-th row there (every other workload along
+the last dim is 2-D).
 
 Tolerance: float32 atol 1e-5, rtol 1e-4 (the default rtol is 1e-5). On an H100 (2026-11-22) the solution, which
 exponentiates with Triton's fast `exp`, disagreed with torch's softmax by up to 2.32e-5 relative (about 190 ulps)
@@ -43,6 +46,7 @@ TASK = {
         {"name": "check_very_long_rows", "role": "check",
          "params": {"shape": [4, 40000], "dim": 1, "offset": 1000.0}},
         {"name": "check_short_rows", "role": "check", "params": {"shape": [257, 7], "dim": -1, "offset": 0.0}},
+        {"name": "check_last_3d", "role": "check", "params": {"shape": [3, 5, 129], "dim": 2, "offset": 1000.0}},
         {"name": "check_middle", "role": "check",
          "params": {"shape": [4, 130, 33], "dim": 1, "offset": 1000.0}},
         {"name": "check_dim0", "role": "check", "params": {"shape": [129, 65], "dim": 0, "offset": 0.0}},
