@@ -1,0 +1,57 @@
+"""An honest amax written with 2-D tiles: BLOCK_M rows per program, each swept BLOCK_N columns at a time.
+
+The reduced dims are permuted to the end and the input copied once into a [rows, reduced] matrix; masked lanes
+read -inf (never 0, which would beat an all-negative row). The running max is kept per lane and folded with
+`tl.max` at the end; max is exact, so the lane order does not matter.
+
+Expected to pass (`kbx.tasks.suite_check`): a false rejection of it is a defect of the contract or the harness.
+"""
+
+import math
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _amax_kernel(x_ptr, y_ptr, n_rows, n_cols, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    row_ok = rows[:, None] < n_rows
+    base = x_ptr + rows[:, None].to(tl.int64) * n_cols
+    acc = tl.full([BLOCK_M, BLOCK_N], float("-inf"), tl.float32)
+    for start in range(0, n_cols, BLOCK_N):
+        cols = start + tl.arange(0, BLOCK_N)[None, :]
+        x = tl.load(base + cols, mask=row_ok & (cols < n_cols), other=float("-inf")).to(tl.float32)
+        acc = tl.maximum(acc, x)
+    tl.store(y_ptr + rows, tl.max(acc, axis=1).to(y_ptr.dtype.element_ty), mask=rows < n_rows)
+
+
+def _rows(x, dim):
+    """View x as [kept elements, reduced elements]: kept dims first, reduced dims last, then one copy."""
+    nd = x.dim()
+    if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
+        dims = list(range(nd))
+    elif isinstance(dim, int):
+        dims = [dim % nd]
+    else:
+        dims = sorted({d % nd for d in dim})
+    kept = [d for d in range(nd) if d not in dims]
+    n_rows = math.prod(x.shape[d] for d in kept)
+    n_cols = math.prod(x.shape[d] for d in dims)
+    rows = x.permute(kept + dims).reshape(n_rows, n_cols).contiguous()
+    return rows, dims, kept
+
+
+def _out_shape(x, dims, kept, keepdim):
+    return [1 if d in dims else x.shape[d] for d in range(x.dim())] if keepdim else [x.shape[d] for d in kept]
+
+
+def amax(input, dim=(), keepdim=False):
+    rows, dims, kept = _rows(input, dim)
+    n_rows, n_cols = rows.shape
+    y = torch.empty(n_rows, dtype=input.dtype, device=input.device)
+    BLOCK_N = min(triton.next_power_of_2(n_cols), 256)
+    BLOCK_M = 8
+    _amax_kernel[(triton.cdiv(n_rows, BLOCK_M),)](rows, y, n_rows, n_cols, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N)
+    return y.view(_out_shape(input, dims, kept, keepdim))
