@@ -15,6 +15,9 @@ except their last element (probability exactly 1 there), so an online kernel mus
 entirely +inf; no slice is +inf everywhere. Workloads reduce the last, first and middle dimensions (negative
 `dim` too), slices longer than one block (4097, 40000), many tiny slices, and transposed or strided
 (non-contiguous) inputs.
+`check_last_3d` reduces the last dim of a 3-D input: a wrapper that launches shape[0] rows of stride(0), as
+Triton's softmax tutorial does for 2-D input, covers only every shape[1]-th row there (every other workload along
+the last dim is 2-D).
 """
 
 import torch
@@ -40,6 +43,7 @@ TASK = {
         {"name": "check_very_long_rows", "role": "check",
          "params": {"shape": [3, 40000], "dim": 1, "offset": 1000.0}},
         {"name": "check_short_rows", "role": "check", "params": {"shape": [257, 7], "dim": -1, "offset": 0.0}},
+        {"name": "check_last_3d", "role": "check", "params": {"shape": [3, 5, 129], "dim": 2, "offset": 1000.0}},
         {"name": "check_middle", "role": "check",
          "params": {"shape": [4, 130, 33], "dim": 1, "offset": 1000.0}},
         {"name": "check_dim0", "role": "check", "params": {"shape": [129, 65], "dim": 0, "offset": 0.0}},
