@@ -4,8 +4,9 @@
 
 where n is the number of reduced elements per output (the product of the reduced sizes). Mirrors
 `torch.mean(input, dim=None, keepdim=False)`: `dim` is None (reduce every dim, a 0-d output), an int (negative
-counts from the end) or a list of ints (a JSON list here; a tuple works the same). Reduced dims are removed, or
-kept with size 1 when `keepdim` is True. The output dtype is the input dtype; PyTorch accumulates fp16 in fp32
+counts from the end) or a list of ints (a JSON list here; a tuple works the same; an empty one reduces every dim,
+as None does and as torch.mean does, `check_empty_dims`). Reduced dims are removed, or kept with size 1 when
+`keepdim` is True. The output dtype is the input dtype; PyTorch accumulates fp16 in fp32
 and rounds once, and a candidate must do the same to stay within tolerance.
 
 Workloads reduce the last, first and a middle dim, two adjacent and two non-adjacent dims, every dim (dim=None,
@@ -51,6 +52,7 @@ TASK = {
         {"name": "check_strided", "role": "check",
          "params": {"shape": [3, 65, 129], "dim": [0, 2], "layout": "strided"}},
         {"name": "check_long_rows", "role": "check", "params": {"shape": [3, 9001], "dim": -1}},
+        {"name": "check_empty_dims", "role": "check", "params": {"shape": [3, 5, 67], "dim": []}},
         {"name": "bench_last", "role": "bench", "params": {"shape": [65536, 16384], "dim": -1}},
         {"name": "bench_middle", "role": "bench", "params": {"shape": [256, 4096, 1024], "dim": 1, "keepdim": True}},
         {"name": "bench_all", "role": "bench", "params": {"shape": [32768, 32768], "dim": None}},

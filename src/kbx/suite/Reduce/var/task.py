@@ -5,8 +5,9 @@
 where r runs over the n reduced coordinates and mean_k is their mean. Mirrors
 `torch.var(input, dim=None, *, correction=1, keepdim=False)`, with `correction` as a plain parameter: `dim` is None
 (every dim, a 0-d output), an int (negative counts from the end) or a list of ints (a JSON list here; a tuple works
-the same). correction=1 is the unbiased sample variance, 0 the population variance. Reduced dims are removed, or
-kept with size 1 when `keepdim` is True. The output dtype is the input dtype; bf16 is computed in fp32.
+the same; an empty one reduces every dim, as None does and as torch.var does, `check_empty_dims`). correction=1 is
+the unbiased sample variance, 0 the population variance. Reduced dims are removed, or kept with size 1 when
+`keepdim` is True. The output dtype is the input dtype; bf16 is computed in fp32.
 
 Every slice has its own offset, uniform in [-1000, 1000], on top of a spread of 1 to 3 and a few outliers: the
 textbook one-pass formula (E[x^2] - E[x]^2) cancels catastrophically in fp32 (1e6 - 1e6 for a variance of about
@@ -71,6 +72,8 @@ TASK = {
          "params": {"shape": [3, 65, 129], "dim": [0, 2], "correction": 1, "layout": "strided", "length": 387}},
         {"name": "check_long_rows", "role": "check",
          "params": {"shape": [3, 9001], "dim": -1, "correction": 1, "length": 9001}},
+        {"name": "check_empty_dims", "role": "check",
+         "params": {"shape": [3, 5, 67], "dim": [], "correction": 0, "length": 1005}},
         {"name": "check_correction_past_n", "role": "check",
          "params": {"shape": [65, 2], "dim": -1, "correction": 3, "length": 2}},
         {"name": "bench_last", "role": "bench",
@@ -90,7 +93,7 @@ def reference(input, dim=None, correction=1, keepdim=False):
 def make_inputs(workload, dtype, generator):
     p = workload.params
     shape = p["shape"]
-    if p["dim"] is None:
+    if p["dim"] is None or p["dim"] == []:  # an empty list reduces every dim, as None does
         reduced = set(range(len(shape)))
     else:
         reduced = {d % len(shape) for d in ([p["dim"]] if isinstance(p["dim"], int) else p["dim"])}
@@ -109,7 +112,7 @@ def perturb(workload, rng):
     # Odd sizes near the published ones (never more elements); dim, correction, keepdim and layout stay, length
     # follows. Where the correction is past n, the reduced sizes stay too, so that it stays past n.
     p = workload.params
-    if p["dim"] is None:
+    if p["dim"] is None or p["dim"] == []:
         dims = list(range(len(p["shape"])))
     else:
         dims = [p["dim"]] if isinstance(p["dim"], int) else p["dim"]

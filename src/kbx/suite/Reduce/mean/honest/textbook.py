@@ -22,7 +22,7 @@ def _mean_rows_kernel(x_ptr, y_ptr, n_cols, BLOCK_SIZE: tl.constexpr):
 
 def mean(input, dim=None, keepdim=False):
     nd = input.dim()
-    if dim is None:
+    if dim is None or (not isinstance(dim, int) and len(dim) == 0):  # (): every dim, as torch.mean
         dims = list(range(nd))
     elif isinstance(dim, int):
         dims = [dim]

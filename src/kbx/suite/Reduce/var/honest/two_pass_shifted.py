@@ -38,7 +38,7 @@ def _var_rows_kernel(x_ptr, y_ptr, n_cols, denom, BLOCK_SIZE: tl.constexpr):
 
 def var(input, dim=None, correction=1, keepdim=False):
     nd = input.dim()
-    if dim is None:
+    if dim is None or (not isinstance(dim, int) and len(dim) == 0):  # (): every dim, as torch.var
         dims = list(range(nd))
     elif isinstance(dim, int):
         dims = [dim]

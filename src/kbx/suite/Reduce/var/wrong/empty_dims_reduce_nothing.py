@@ -1,0 +1,70 @@
+"""Treats an empty `dim` list as "reduce nothing": every element becomes its own slice.
+
+torch.var reduces every dim when `dim` is an empty tuple or list, as with None. A wrapper that tests only
+`dim is None` turns () into an empty list of reduced dims: the output keeps the input's shape, each "variance" taken
+over one element (0, or NaN with correction=1). This task's own honest two-pass kernel had exactly this slip until
+`check_empty_dims` was added; every other workload names its dims or passes None.
+"""
+
+import math
+
+import torch
+import triton
+import triton.language as tl
+
+EXPECT = "WRONG_SHAPE"
+
+
+@triton.jit
+def _var_kernel(x_ptr, y_ptr, n_rows, n_cols, divisor, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    row_ok = rows[:, None] < n_rows
+    base = x_ptr + rows[:, None].to(tl.int64) * n_cols
+    # Pass 1: the mean.
+    acc = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
+    for start in range(0, n_cols, BLOCK_N):
+        cols = start + tl.arange(0, BLOCK_N)[None, :]
+        acc += tl.load(base + cols, mask=row_ok & (cols < n_cols), other=0.0).to(tl.float32)
+    mean = tl.sum(acc, axis=1) / n_cols
+    # Pass 2: the sum of squared deviations; padded lanes must add 0, not (0 - mean)^2.
+    acc = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
+    for start in range(0, n_cols, BLOCK_N):
+        cols = start + tl.arange(0, BLOCK_N)[None, :]
+        mask = row_ok & (cols < n_cols)
+        x = tl.load(base + cols, mask=mask, other=0.0).to(tl.float32)
+        d = tl.where(mask, x - mean[:, None], 0.0)
+        acc += d * d
+    var = tl.sum(acc, axis=1) / divisor
+    tl.store(y_ptr + rows, var.to(y_ptr.dtype.element_ty), mask=rows < n_rows)
+
+
+def _rows(x, dim):
+    """View x as [kept elements, reduced elements]: kept dims first, reduced dims last, then one copy."""
+    nd = x.dim()
+    if dim is None:  # the bug: () and [] fall through to the list case, reducing nothing
+        dims = list(range(nd))
+    elif isinstance(dim, int):
+        dims = [dim % nd]
+    else:
+        dims = sorted({d % nd for d in dim})
+    kept = [d for d in range(nd) if d not in dims]
+    n_rows = math.prod(x.shape[d] for d in kept)
+    n_cols = math.prod(x.shape[d] for d in dims)
+    rows = x.permute(kept + dims).reshape(n_rows, n_cols).contiguous()
+    return rows, dims, kept
+
+
+def _out_shape(x, dims, kept, keepdim):
+    return [1 if d in dims else x.shape[d] for d in range(x.dim())] if keepdim else [x.shape[d] for d in kept]
+
+
+def var(input, dim=None, correction=1, keepdim=False):
+    rows, dims, kept = _rows(input, dim)
+    n_rows, n_cols = rows.shape
+    y = torch.empty(n_rows, dtype=input.dtype, device=input.device)
+    divisor = float(max(0, n_cols - correction))
+    BLOCK_N = min(triton.next_power_of_2(n_cols), 1024)
+    BLOCK_M = 2
+    _var_kernel[(triton.cdiv(n_rows, BLOCK_M),)](rows, y, n_rows, n_cols, divisor, BLOCK_M=BLOCK_M,
+                                                  BLOCK_N=BLOCK_N)
+    return y.view(_out_shape(input, dims, kept, keepdim))
