@@ -15,7 +15,9 @@ the largest magnitude of a slice is often negative (a max without |.| fails). Wo
 and a middle dim, adjacent and non-adjacent dims, every dim, a few long columns, keepdim, transposed and strided
 inputs, with lengths that straddle block sizes (127, 129, 4097), and slices of 9001 whose largest magnitude is
 unique and lies past element 8192 (`check_late_peak_inf`: a kernel that reads only a prefix of each slice misses
-it). The default tolerances hold: the solution uses at
+it). `check_large_values` scales its inputs by 1000: fp16 magnitudes in the thousands, whose squares are
+past fp16's largest value (65504) while the norms are not, so a kernel that squares before widening overflows.
+The default tolerances hold: the solution uses at
 most 25% of the fp32 tolerance (the ord-1 sum of 4097 magnitudes, about 3700, is the tightest) and matches fp16.
 """
 
