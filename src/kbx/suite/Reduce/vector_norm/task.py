@@ -6,9 +6,10 @@
 
 Mirrors `torch.linalg.vector_norm(x, ord=2, dim=None, keepdim=False)` (its `dtype` keyword is left out): `dim` is
 None (every dim, a 0-d output), an int (negative counts from the end) or a list of ints (a JSON list here; a
-tuple works the same). Reduced dims are removed, or kept with size 1 when `keepdim` is True. `ord` is 2, 1 or
-float('inf') (written "inf" in the workload params, since JSON has no infinity). The output dtype is the input
-dtype; fp16 is accumulated in fp32 and rounded once.
+tuple works the same; an empty one reduces every dim, as None does and as torch does, `check_empty_dims`).
+Reduced dims are removed, or kept with size 1 when `keepdim` is True. `ord` is 2, 1 or float('inf') (written
+"inf" in the workload params, since JSON has no infinity). The output dtype is the input dtype; fp16 is
+accumulated in fp32 and rounded once.
 
 Values are normal with a mean of -0.5, so signed sums differ from sums of magnitudes, and a few outliers of +-20;
 the largest magnitude of a slice is often negative (a max without |.| fails). Workloads reduce the last, first
@@ -60,6 +61,7 @@ TASK = {
          "params": {"shape": [3, 65, 129], "ord": "inf", "dim": [0, 2], "layout": "strided"}},
         {"name": "check_late_peak_inf", "role": "check",
          "params": {"shape": [5, 9001], "ord": "inf", "dim": -1, "peak": "late"}},
+        {"name": "check_empty_dims", "role": "check", "params": {"shape": [3, 5, 67], "ord": 1, "dim": []}},
         {"name": "check_large_values", "role": "check",
          "params": {"shape": [33, 129], "ord": 2, "dim": -1, "scale": 1000.0}},
         {"name": "bench_last", "role": "bench", "params": {"shape": [65536, 16384], "ord": 2, "dim": -1}},

@@ -51,7 +51,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False):
     else:
         raise NotImplementedError(f"ord={ord}")
     nd = x.dim()
-    if dim is None:
+    if dim is None or (not isinstance(dim, int) and len(dim) == 0):
         dims = list(range(nd))
     elif isinstance(dim, int):
         dims = [dim]
