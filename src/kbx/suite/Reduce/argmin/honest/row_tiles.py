@@ -46,6 +46,6 @@ def argmin(input, dim=None, keepdim=False):
     n_rows, n_cols = rows.shape
     y = torch.empty(n_rows, dtype=torch.int64, device=input.device)
     BLOCK_N = min(triton.next_power_of_2(n_cols), 1024)
-    BLOCK_M = 2
+    BLOCK_M = 16
     _argmin_kernel[(triton.cdiv(n_rows, BLOCK_M),)](rows, y, n_rows, n_cols, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N)
     return y.view(out_shape)

@@ -64,7 +64,7 @@ def var(input, dim=None, correction=1, keepdim=False):
     y = torch.empty(n_rows, dtype=input.dtype, device=input.device)
     divisor = float(max(0, n_cols - correction))
     BLOCK_N = min(triton.next_power_of_2(n_cols), 1024)
-    BLOCK_M = 2
+    BLOCK_M = 8
     _var_kernel[(triton.cdiv(n_rows, BLOCK_M),)](rows, y, n_rows, n_cols, divisor, BLOCK_M=BLOCK_M,
                                                   BLOCK_N=BLOCK_N)
     return y.view(_out_shape(input, dims, kept, keepdim))
