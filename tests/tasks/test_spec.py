@@ -107,6 +107,7 @@ def test_derived_reduction_lengths_follow_shape_dim_and_reduction():
     assert reduction_length_of("shape/dim", {"shape": [3, 4, 5]}) == 60.0
     assert reduction_length_of("shape/dim", {"shape": [3, 4, 5], "dim": -1}) == 5.0
     assert reduction_length_of("shape/dim", {"shape": [3, 4, 5], "dim": [0, -1, 2]}) == 15.0  # a dim counted once
+    assert reduction_length_of("shape/dim", {"shape": [3, 4, 5], "dim": []}) == 60.0  # torch reduces every dim
     assert reduction_length_of("shape/reduction", {"shape": [3, 4], "reduction": "mean"}) == 12.0
     assert reduction_length_of("shape/reduction", {"shape": [3, 4], "reduction": "none"}) == 1.0
     for params, error in [({"shape": [3], "dim": 1}, ValueError), ({"shape": [3], "dim": "x"}, ValueError),

@@ -101,7 +101,7 @@ RULE = Rule()
 
 REDUCED_BY_DIM = "shape/dim"
 """A `reduction_length` derived from the params: the product of `shape` over the dims `dim` names (an int, a list,
-or None or absent for every dim), the number of input elements behind each output of a reduction."""
+or None, absent or an empty list for every dim), the number of input elements behind each output of a reduction."""
 
 REDUCED_BY_REDUCTION = "shape/reduction"
 """A `reduction_length` derived from the params of a loss: every element of `shape` where `reduction` sums or
