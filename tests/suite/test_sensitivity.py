@@ -18,14 +18,17 @@ TASKS = [t for t in load_suite(default_suite_root()) if t.contract.kind == "allc
 @pytest.mark.parametrize("task", TASKS, ids=lambda t: t.name)
 def test_a_50_percent_error_fails_on_all_but_1_percent_of_every_check_output(task):
     code = import_task(task)
-    unchecked, exempt_but_checked = [], set(task.contract.insensitive)
+    unchecked, largest = [], dict.fromkeys(task.contract.insensitive, 0.0)
     for workload in task.workloads_for(("check",)):
         for dtype in task.dtypes:
             for index, share in enumerate(unchecked_shares(code, workload, dtype)):
-                if share <= LIMIT:
-                    continue
-                exempt_but_checked.discard(workload.name)
-                if workload.name not in task.contract.insensitive:
+                if workload.name in largest:
+                    largest[workload.name] = max(largest[workload.name], share)
+                elif share > LIMIT:
                     unchecked.append(f"{workload.name}/{dtype} output {index}: {share:.1%}")
     assert not unchecked, f"a 50 % error passes on more than {LIMIT:.0%} of: {'; '.join(unchecked)}"
-    assert not exempt_but_checked, f"named insensitive, yet checked: {sorted(exempt_but_checked)}"
+    # An exemption that no longer covers anything is stale. Near the limit the share moves with the CPU's vectorised
+    # math (gelu's check_tail: over 1 % on one machine, 0.78 % on an AVX2 one, 2026-11-29), so only an exempt
+    # workload checked well within it counts as stale.
+    stale = sorted(name for name, share in largest.items() if share <= LIMIT / 2)
+    assert not stale, f"named insensitive, yet checked: {stale}"
