@@ -12,8 +12,8 @@ reference run on float64 copies of its inputs) and against the eager reference's
   s = ||o - t|| / ||e - t|| held within [1, k].
 
 The eager reference is a yardstick only where it keeps to the contract itself: where ||e - t|| is more than
-16 times the rest of the normwise bound, its terms (k ||e - t||, K s E) are dropped for that case (`Rule.
-yardstick_factor`).
+16 times the rest of the normwise bound, the case is judged as if e were the truth rounded to the output dtype
+(E = 0, ||e - t|| the norm of that rounding; `Rule.yardstick_factor`).
 
 u_out is the unit roundoff of the output's dtype (half its ulp at 1), ulp_out(t) the spacing of that dtype at t
 (subnormals included), u_acc the unit roundoff of the contract's accumulation dtype and n its accumulation length.

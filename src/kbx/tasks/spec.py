@@ -178,8 +178,7 @@ def _derived_length(spec: str, params: Mapping[str, Any]) -> float:
         return float(math.prod(shape)) if params["reduction"] != "none" else 1.0
     dim = params.get("dim")
     # None and an empty list both reduce every dim, as torch's reductions do (`x.sum(dim=[])` is the total)
-    dims = range(len(shape)) if dim is None or (isinstance(dim, (list, tuple)) and not dim) else (
-        [dim] if isinstance(dim, int) else dim)
+    dims = range(len(shape)) if dim in (None, [], ()) else [dim] if isinstance(dim, int) else dim
     if not isinstance(dims, (list, tuple, range)) or not all(
             isinstance(d, int) and not isinstance(d, bool) and -len(shape) <= d < len(shape) for d in dims):
         raise ValueError(f"{spec}: dim {dim!r} does not name dims of shape {shape!r}")

@@ -300,7 +300,7 @@ class _Session:
             self.tuning.quick = not case.get("full_tuning")
         self.guards.before_call()
         try:
-            with self.recorder.recording(), traced(self.tracer, inputs), filled_new_memory(self.device):
+            with self.recorder.recording(), traced(self.tracer, inputs), filled_new_memory():
                 result = self.entry(**inputs)
             if self.device == "cuda":
                 torch.cuda.synchronize()
