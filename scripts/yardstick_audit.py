@@ -1,6 +1,8 @@
 """How far each eager reference is from the float64 truth, in units of what the truth rule allows a kernel without it.
 
-    python scripts/yardstick_audit.py [--device cuda] [--roles smoke check bench] [TASK ...]
+    python scripts/yardstick_audit.py [TASK ...] [--device cuda] [--roles smoke check bench]
+
+(TASK names go before `--roles`, which takes every word after it.)
 
 For every floating-point output of every case (workload, dtype, seed 0) of the named tasks (all `allclose` tasks
 judged against the truth by default), one line: ||eager - truth|| over the contract's own normwise allowance
@@ -40,7 +42,10 @@ def main(argv: list[str] | None = None) -> int:
         for workload in task.workloads_for(tuple(args.roles)):
             for dtype in task.dtypes:
                 try:
-                    lines += _case_lines(code, workload, dtype, args.device)
+                    found = _case_lines(code, workload, dtype, args.device)
+                    for ratio, line in found:  # as measured too: a run cut off at its time limit keeps them
+                        print(f"measured {ratio:10.3g}  {line}", file=sys.stderr, flush=True)
+                    lines += found
                 except Exception as exc:  # noqa: BLE001 - a case with no float64 path is named, not fatal
                     print(f"{task.name} {workload.name} {dtype}: {type(exc).__name__}: {str(exc)[:120]}",
                           file=sys.stderr)
