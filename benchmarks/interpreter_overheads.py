@@ -5,7 +5,8 @@ without them. Prints one line per candidate: CPU seconds each way and whether th
 
     TRITON_INTERPRET=1 PYTHONPATH=src python benchmarks/interpreter_overheads.py [--every N] [TASK ...]
 
-Without TASK names, every N-th candidate of the suite (solutions, honest and wrong; default 25). CPU seconds of this
+Without TASK names, every N-th candidate the CPU judges (solutions, honest and wrong; default 25). A candidate whose
+outputs differ is run upstream once more: one that reads past its inputs differs from itself. CPU seconds of this
 process (`time.process_time`), so other load on the machine moves them less than wall seconds.
 """
 
@@ -27,6 +28,7 @@ from kbx.evaluation.candidate.interpreter import install_interpreter_shims  # no
 from kbx.evaluation.cases import DEVICE_ROLES  # noqa: E402
 from kbx.tasks.module import import_task  # noqa: E402
 from kbx.tasks.registry import load_suite, select  # noqa: E402
+from kbx.tasks.suite_check import judged_on  # noqa: E402
 
 
 def _run(task: object, path: Path) -> tuple[float, list[torch.Tensor | str]]:
@@ -43,6 +45,10 @@ def _run(task: object, path: Path) -> tuple[float, list[torch.Tensor | str]]:
             result = f"{type(exc).__name__}: {exc}"
         outputs += list(result) if isinstance(result, (tuple, list)) else [result]
     return time.process_time() - start, outputs
+
+
+def _all_identical(expected: list[torch.Tensor | str], got: list[torch.Tensor | str]) -> bool:
+    return len(expected) == len(got) and all(_identical(a, b) for a, b in zip(expected, got))
 
 
 def _identical(a: torch.Tensor | str, b: torch.Tensor | str) -> bool:
@@ -66,7 +72,8 @@ def main() -> int:
     shimmed = (interpreter.interpreter_builder.options, interpreter._get_np_dtype)
     assert dataclasses.asdict(upstream[0]) != dataclasses.asdict(shimmed[0])
     tasks = select(load_suite(), args.tasks) if args.tasks else load_suite()
-    candidates = [(t, p) for t in tasks for p in [t.solution_file, *t.honest_files(), *t.wrong_files()]]
+    candidates = [(t, p) for t in tasks for p in [t.solution_file, *t.honest_files(), *t.wrong_files()]
+                  if judged_on(p, "cpu")]
     if not args.tasks:
         candidates = candidates[::args.every]
     print(f"{'candidate':58s} {'upstream':>9s} {'shimmed':>8s}  identical")
@@ -77,7 +84,10 @@ def main() -> int:
         interpreter.interpreter_builder.options, interpreter._get_np_dtype = shimmed
         fast, got = _run(task, path)
         totals = [totals[0] + slow, totals[1] + fast]
-        same = len(expected) == len(got) and all(_identical(a, b) for a, b in zip(expected, got))
+        same: bool | str = _all_identical(expected, got)
+        if not same:  # a candidate that reads past its inputs differs from itself too
+            interpreter.interpreter_builder.options, interpreter._get_np_dtype = upstream
+            same = "False" if _all_identical(expected, _run(task, path)[1]) else "upstream differs from itself"
         label = f"{task.name}/{path.parent.name}/{path.stem}".replace("/" + task.name + "/", "/")
         print(f"{label:58s} {slow:8.1f}s {fast:7.1f}s  {same}", flush=True)
     print(f"{'all':58s} {totals[0]:8.1f}s {totals[1]:7.1f}s  ({1 - totals[1] / max(totals[0], 1e-9):.0%} less)")

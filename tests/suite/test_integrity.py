@@ -34,12 +34,27 @@ def verdicts(cpu_evaluator, request) -> dict[Path, Evaluation]:
 
     def run(pair: tuple[Task, Path]) -> tuple[Path, Evaluation]:
         task, path = pair
-        return path, cpu_evaluator.evaluate(task, Candidate(str(path), task.name, path.read_text()))
+        evaluation = cpu_evaluator.evaluate(task, Candidate(str(path), task.name, path.read_text()))
+        _append_time(path, evaluation)
+        return path, evaluation
 
     with ThreadPoolExecutor(max_workers=2) as pool:
         verdicts = dict(pool.map(run, pairs))
     _write_times(verdicts)
     return verdicts
+
+
+def _time_line(path: Path, evaluation: Evaluation) -> str:
+    return (f"{evaluation.elapsed_s:.1f}\t{path.parent.parent.name}/{path.parent.name}/{path.stem}\t"
+            f"{evaluation.status.value}\t" + " ".join(f"{k} {v:.1f}" for k, v in evaluation.phases.items()))
+
+
+def _append_time(path: Path, evaluation: Evaluation) -> None:
+    """As each candidate ends, its line to `<KBX_INTEGRITY_TIMES>.partial`: a run stopped early shows how far it got."""
+    target = os.environ.get("KBX_INTEGRITY_TIMES")
+    if target:
+        with open(f"{target}.partial", "a") as partial:
+            partial.write(_time_line(path, evaluation) + "\n")
 
 
 def _write_times(verdicts: dict[Path, Evaluation]) -> None:
@@ -49,8 +64,7 @@ def _write_times(verdicts: dict[Path, Evaluation]) -> None:
     if not target:
         return
     rows = sorted(verdicts.items(), key=lambda item: -item[1].elapsed_s)
-    lines = [f"{e.elapsed_s:.1f}\t{p.parent.parent.name}/{p.parent.name}/{p.stem}\t{e.status.value}\t"
-             + " ".join(f"{k} {v:.1f}" for k, v in e.phases.items()) for p, e in rows]
+    lines = [_time_line(p, e) for p, e in rows]
     Path(target).write_text("\n".join(lines) + "\n")
 
 
