@@ -25,30 +25,35 @@ def _givens_qr(a_ptr, q_ptr, r_ptr, m, n, k, kq, kr, sab, sar, sac,
     gcols = tl.arange(0, BM)
     w = tl.load(a_ptr + b * sab + rows[:, None] * sar + cols[None, :] * sac,
                 mask=(rows[:, None] < m) & (cols[None, :] < n), other=0.0).to(tl.float32)
-    g = tl.where(rows[:, None] == gcols[None, :], 1.0, 0.0)
+    r2 = rows[:, None]
+    g = tl.where(r2 == gcols[None, :], 1.0, 0.0)
     for j in range(0, k):
-        wj = tl.sum(tl.where(rows[:, None] == j, w, 0.0), axis=0)
-        gj = tl.sum(tl.where(rows[:, None] == j, g, 0.0), axis=0)
+        on_j = r2 == j
+        col_j = cols == j
+        wj = tl.sum(tl.where(on_j, w, 0.0), axis=0)
+        gj = tl.sum(tl.where(on_j, g, 0.0), axis=0)
         for i in range(j + 1, m):
-            wi = tl.sum(tl.where(rows[:, None] == i, w, 0.0), axis=0)
-            a = tl.sum(tl.where(cols == j, wj, 0.0), axis=0)
-            bb = tl.sum(tl.where(cols == j, wi, 0.0), axis=0)
+            on_i = r2 == i
+            wi = tl.sum(tl.where(on_i, w, 0.0), axis=0)
+            a = tl.sum(tl.where(col_j, wj, 0.0), axis=0)
+            bb = tl.sum(tl.where(col_j, wi, 0.0), axis=0)
             r = tl.sqrt(a * a + bb * bb)
             nz = r > 0.0
-            c = tl.where(nz, a / tl.where(nz, r, 1.0), 1.0)
-            s = tl.where(nz, bb / tl.where(nz, r, 1.0), 0.0)
+            r_safe = tl.where(nz, r, 1.0)
+            c = tl.where(nz, a / r_safe, 1.0)
+            s = tl.where(nz, bb / r_safe, 0.0)
             new_wj = c * wj + s * wi
-            new_wi = tl.where(cols == j, 0.0, c * wi - s * wj)
+            new_wi = tl.where(col_j, 0.0, c * wi - s * wj)
             wj = new_wj
-            w = tl.where(rows[:, None] == i, new_wi[None, :], w)
+            w = tl.where(on_i, new_wi[None, :], w)
             if WANT_Q:
-                gi = tl.sum(tl.where(rows[:, None] == i, g, 0.0), axis=0)
+                gi = tl.sum(tl.where(on_i, g, 0.0), axis=0)
                 new_gj = c * gj + s * gi
-                g = tl.where(rows[:, None] == i, (c * gi - s * gj)[None, :], g)
+                g = tl.where(on_i, (c * gi - s * gj)[None, :], g)
                 gj = new_gj
-        w = tl.where(rows[:, None] == j, wj[None, :], w)
+        w = tl.where(on_j, wj[None, :], w)
         if WANT_Q:
-            g = tl.where(rows[:, None] == j, gj[None, :], g)
+            g = tl.where(on_j, gj[None, :], g)
     r_tile = tl.where(cols[None, :] >= rows[:, None], w, 0.0)
     tl.store(r_ptr + b * kr * n + rows[:, None] * n + cols[None, :], r_tile.to(r_ptr.dtype.element_ty),
              mask=(rows[:, None] < kr) & (cols[None, :] < n))
