@@ -1,8 +1,9 @@
 """An honest upsample_bilinear2d as a persistent kernel: as many programs as the GPU has SMs (read once per device
 from `torch.cuda.get_device_properties(device).multi_processor_count` and cached with `functools.cache`, as
 Triton's persistent-matmul tutorial sizes its grid), each walking (row block x column block) output tiles with a
-grid-stride `tl.range` loop; source rows and columns from `libdevice.floor`, four corners gathered through the
-input's strides, fp32 inside, one rounding.
+grid-stride `tl.range` loop (tiles of up to 2048 outputs, at most 128 wide, shrunk to the output's size);
+source rows and columns from `libdevice.floor`, four corners gathered through the input's strides, fp32 inside,
+one rounding.
 
 The SM-count query made it RUNTIME_ERROR on the CPU alone (torch without CUDA raises) until kbx's interpreter shim
 (2026-11-28).
@@ -66,7 +67,8 @@ def upsample_bilinear2d(input, size, align_corners=False):
     else:
         sh, sw = H / OH, W / OW
     y = torch.empty((N, C, OH, OW), dtype=input.dtype, device=input.device)
-    BH, BW = 8, 64
+    BW = min(128, max(16, triton.next_power_of_2(OW)))
+    BH = min(2048 // BW, triton.next_power_of_2(OH))
     tiles_w = triton.cdiv(OW, BW)
     tiles_per_plane = triton.cdiv(OH, BH) * tiles_w
     n_tiles = N * C * tiles_per_plane
