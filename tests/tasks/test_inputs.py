@@ -1,4 +1,4 @@
-"""`inputs` helpers: `late_extremum`, `close_values`, `signs` and the `seq_slice` layout."""
+"""`inputs` helpers: `late_extremum`, `close_values`, `signs` and the `seq_slice` and `channel_slice` layouts."""
 
 import pytest
 import torch
@@ -79,3 +79,19 @@ def test_seq_slice_keeps_the_values_and_its_leading_dims_do_not_merge(shape):
 def test_seq_slice_needs_three_dims():
     with pytest.raises(ValueError):
         inputs.layout(torch.zeros(4, 5), "seq_slice")
+
+
+@pytest.mark.parametrize("shape", [[3, 4, 5, 7], [2, 3, 9]])
+def test_channel_slice_keeps_the_values_with_unit_last_stride_but_samples_2c_planes_apart(shape):
+    x = inputs.randn(shape, "float32", generator())
+    y = inputs.layout(x, "channel_slice")
+    assert torch.equal(y, x) and y.shape == x.shape and y.stride()[1:] == x.stride()[1:]
+    assert y.stride(0) == 2 * x.stride(0) and not y.is_contiguous()
+    # Read as dense memory (planes C * S apart), the second sample is the zeros of the other half.
+    dense = y.as_strided(x.shape, x.stride())
+    assert torch.equal(dense[0], x[0]) and not dense[1].any()
+
+
+def test_channel_slice_needs_two_dims():
+    with pytest.raises(ValueError):
+        inputs.layout(torch.zeros(4), "channel_slice")

@@ -152,8 +152,22 @@ def seq_slice(x: torch.Tensor, extra: int = 7) -> torch.Tensor:
     return full[..., : x.shape[-2], :]
 
 
+def channel_slice(x: torch.Tensor) -> torch.Tensor:
+    """The same values as x (N, C, ...), as the first C channels of a zero-padded tensor with 2C channels, as after
+    `x.chunk(2, dim=1)`: every (n, c) plane is contiguous and the last stride is 1, but the samples are 2 * C * S
+    apart, not C * S. A kernel that copies only when stride(-1) != 1 (or computes offsets as if the input were
+    dense) passes every contiguous, transposed, strided and channels-last input and reads the zeros of the other
+    half from the second sample on."""
+    if x.dim() < 2:
+        raise ValueError(f"channel_slice needs a tensor of at least 2 dims, got shape {tuple(x.shape)}")
+    full = torch.zeros([x.shape[0], 2 * x.shape[1], *x.shape[2:]], dtype=x.dtype, device=x.device)
+    full[:, : x.shape[1]] = x
+    return full[:, : x.shape[1]]
+
+
 def layout(x: torch.Tensor, name: str) -> torch.Tensor:
-    """Apply a named layout from workload params: `contiguous`, `transposed`, `strided` or `seq_slice` (>= 3-D)."""
+    """Apply a named layout from workload params: `contiguous`, `transposed`, `strided`, `seq_slice` (>= 3-D) or
+    `channel_slice` (>= 2-D, channels in dim 1)."""
     if name == "contiguous":
         return x
     if name == "transposed":
@@ -162,4 +176,6 @@ def layout(x: torch.Tensor, name: str) -> torch.Tensor:
         return strided(x)
     if name == "seq_slice":
         return seq_slice(x)
+    if name == "channel_slice":
+        return channel_slice(x)
     raise ValueError(f"unknown layout {name!r}")

@@ -98,11 +98,7 @@ def make_inputs(workload, dtype, generator):
     x = inputs.randn(shape, "float32", generator) * std + mean.float().view(channel)
     x = inputs.with_outliers(x, generator, fraction=1e-3, magnitude=20.0).to(inputs.torch_dtype(dtype))
     layout = p.get("layout", "contiguous")
-    if layout == "channel_slice":
-        # The first C channels of a 2C-channel tensor (as after x.chunk(2, dim=1)): every plane is contiguous and
-        # the last stride is 1, but the samples are 2 * C * S apart, not C * S.
-        x = torch.cat([x, torch.zeros_like(x)], dim=1)[:, :c]
-    elif layout == "channels_last":
+    if layout == "channels_last":
         x = x.contiguous(memory_format=torch.channels_last)
     else:
         x = inputs.layout(x, layout)

@@ -19,9 +19,10 @@ with outliers, so a border window that counts padding as 0 returns
 0 instead of its negative maximum. Workloads cover padding with odd sizes, ceil_mode with partial last windows
 (and one where PyTorch's "last window must start inside" rule drops a row and a column), dilation, non-square
 kernels, strides and padding, the default stride, a 3-D input, transposed, strided and channels-last
-(NHWC memory, the common layout for convnets on tensor cores) inputs, and rows of 9001 (`check_long_row`: 4501
-outputs a row, more than one block of outputs a kernel may cap a row at) whose unique maximum lies past element
-8192, in the row's last block.
+(NHWC memory, the common layout for convnets on tensor cores) inputs, the first half of the channels of a larger
+tensor (x.chunk(2, dim=1): unit last stride, yet a kernel that assumes planes H * W apart reads the wrong half
+from the second sample on), and rows of 9001 (`check_long_row`: 4501 outputs a row, more than one block of
+outputs a kernel may cap a row at) whose unique maximum lies past element 8192, in the row's last block.
 """
 
 import torch
@@ -76,6 +77,9 @@ TASK = {
         {"name": "check_channels_last_ceil", "role": "check",
          "params": {"shape": [2, 70, 9, 11], "kernel_size": 2, "stride": 2, "padding": 1, "dilation": 1,
                     "ceil_mode": True, "layout": "channels_last"}},
+        {"name": "check_channel_slice", "role": "check",
+         "params": {"shape": [3, 4, 9, 11], "kernel_size": 3, "stride": 2, "padding": 1, "dilation": 1,
+                    "ceil_mode": False, "layout": "channel_slice"}},
         {"name": "check_long_row", "role": "check",
          "params": {"shape": [1, 2, 5, 9001], "kernel_size": 3, "stride": 2, "padding": 1, "dilation": 1,
                     "ceil_mode": False, "peak": "late"}},
