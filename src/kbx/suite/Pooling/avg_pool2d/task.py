@@ -9,7 +9,9 @@ window is full and is divided by kH * kW). `kernel_size` and `stride` are an int
 2-list/tuple (height, width). The input is (N, C, H, W) or (C, H, W); the output has the input's dtype and
 fp16 windows are summed in fp32 and rounded once, as PyTorch does. Workloads cover sizes the windows do not
 tile (the last rows/columns are dropped), overlapping windows (stride < kernel), gaps between windows
-(stride > kernel), non-square kernels and strides, 3-D inputs, transposed/strided layouts, and rows of 9001
+(stride > kernel), non-square kernels and strides, 3-D inputs, transposed/strided layouts, the first half of the
+channels of a larger tensor (`check_channel_slice`, as after x.chunk(2, dim=1): unit last stride and dense planes,
+yet a kernel that assumes planes H * W apart reads the wrong half from the second sample on), and rows of 9001
 (`check_long_row`: 4500 outputs a row, more than one block of outputs a kernel may cap a row at).
 """
 
@@ -44,6 +46,8 @@ TASK = {
          "params": {"shape": [2, 3, 19, 70], "kernel_size": [3, 4], "stride": None}},
         {"name": "check_big_window", "role": "check",
          "params": {"shape": [1, 3, 40, 45], "kernel_size": [7, 5], "stride": [4, 3]}},
+        {"name": "check_channel_slice", "role": "check",
+         "params": {"shape": [3, 4, 9, 11], "kernel_size": 3, "stride": 2, "layout": "channel_slice"}},
         {"name": "check_long_row", "role": "check",
          "params": {"shape": [1, 2, 5, 9001], "kernel_size": 3, "stride": 2}},
         {"name": "bench_k2", "role": "bench",
