@@ -23,8 +23,10 @@ reference (which rounds on the way in bf16) as in float64: the windows that are 
 the same in both, and a kernel that computes x^p as exp2(p log2 x) returns NaN on every window with a negative
 input. Workloads cover p = 2, 1, 3 and 1.5, overlapping windows and gaps, non-square kernels and strides, the
 default stride, ceil_mode with partial windows, a 3-D input, transposed, strided and channels-last (NHWC memory)
-inputs, and rows of 9001 (`check_long_row`: 4500 outputs a row, more than one block of outputs a kernel may cap a
-row at).
+inputs, the first half of the channels of a larger tensor (`check_channel_slice`, as after x.chunk(2, dim=1): unit
+last stride and dense planes, yet a kernel that assumes planes H * W apart reads the wrong half from the second
+sample on), and rows of 9001 (`check_long_row`: 4500 outputs a row, more than one block of outputs a kernel may
+cap a row at).
 """
 
 import torch
@@ -71,6 +73,9 @@ TASK = {
         {"name": "check_channels_last", "role": "check",
          "params": {"shape": [2, 67, 13, 9], "norm_type": 2.0, "kernel_size": 3, "stride": 2, "ceil_mode": True,
                     "layout": "channels_last"}},
+        {"name": "check_channel_slice", "role": "check",
+         "params": {"shape": [3, 4, 9, 11], "norm_type": 2.0, "kernel_size": 3, "stride": 2, "ceil_mode": True,
+                    "layout": "channel_slice"}},
         {"name": "check_long_row", "role": "check",
          "params": {"shape": [1, 2, 5, 9001], "norm_type": 2.0, "kernel_size": 3, "stride": 2, "ceil_mode": False}},
         {"name": "bench_k2", "role": "bench",
