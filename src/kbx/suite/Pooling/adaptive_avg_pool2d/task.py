@@ -12,11 +12,13 @@ once, as PyTorch does.
 
 Inputs are normal with a mean of 1 and outliers, so a window that misses or adds a row changes the result.
 Workloads cover sizes that divide and that do not, global pooling (output 1), outputs larger than the input,
-None in output_size, a 3-D input, transposed, strided and channels-last (NHWC memory) inputs, and global
-pooling of a 97 x 101 plane (`check_global_large`: one window of 9797 elements, more than a window tile capped at
-8192 elements holds), and windows 300 wide (`check_window_rows_over_128`), past a window row read 128 at a time
-by a kernel that never reads the rest (the solution passed every other check with that loop cut to its first
-128).
+None in output_size, a 3-D input, transposed, strided and channels-last (NHWC memory) inputs, the first half of
+the channels of a larger tensor (`check_channel_slice`, as after x.chunk(2, dim=1): unit last stride and dense
+planes, yet a kernel that steps the N * C planes by one stride reads the wrong half from the second sample on),
+global pooling of a 97 x 101 plane (`check_global_large`: one window of 9797 elements, more than a window tile
+capped at 8192 elements holds), and windows 300 wide (`check_window_rows_over_128`), past a window row read 128 at
+a time by a kernel that never reads the rest (the solution passed every other check with that loop cut to its
+first 128).
 """
 
 import torch
@@ -38,6 +40,8 @@ TASK = {
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [1, 3, 8, 8], "output_size": 4}},
         {"name": "smoke_uneven", "role": "smoke", "params": {"shape": [1, 2, 9, 7], "output_size": [4, 3]}},
+        {"name": "check_channel_slice", "role": "check",
+         "params": {"shape": [3, 2, 7, 9], "output_size": [2, 3], "layout": "channel_slice"}},
         {"name": "check_uneven", "role": "check", "params": {"shape": [1, 3, 33, 31], "output_size": [7, 5]}},
         {"name": "check_global", "role": "check", "params": {"shape": [2, 3, 17, 19], "output_size": 1}},
         {"name": "check_larger_output", "role": "check", "params": {"shape": [1, 2, 5, 7], "output_size": [8, 9]}},
