@@ -16,7 +16,9 @@ holding one, Triton's `tl.maximum` and `tl.max` drop it by default). Inputs are 
 plus outliers), so treating padding as 0 changes border outputs.
 Workloads cover padding with odd lengths, ceil_mode with partial last windows (and one where the last-window
 rule drops one), dilation, windows with gaps (stride > kernel), a 2-D input, transposed (channels contiguous)
-and strided inputs, and rows of 9001 (`check_long_row`: 4501 outputs a row, more than one block of outputs a
+and strided inputs, the first half of the channels of a larger tensor (`check_channel_slice`, as after
+x.chunk(2, dim=1): unit last stride and dense rows, yet a kernel that assumes rows L apart reads the wrong half
+from the second sample on), and rows of 9001 (`check_long_row`: 4501 outputs a row, more than one block of outputs a
 kernel may cap a row at) whose unique maximum lies past element 8192, in the row's last block.
 """
 
@@ -70,6 +72,9 @@ TASK = {
         {"name": "check_strided", "role": "check",
          "params": {"shape": [3, 5, 300], "kernel_size": 7, "stride": 3, "padding": 3, "dilation": 1,
                     "ceil_mode": True, "layout": "strided"}},
+        {"name": "check_channel_slice", "role": "check",
+         "params": {"shape": [3, 4, 67], "kernel_size": 3, "stride": 2, "padding": 1, "dilation": 1,
+                    "ceil_mode": False, "layout": "channel_slice"}},
         {"name": "check_long_row", "role": "check",
          "params": {"shape": [2, 3, 9001], "kernel_size": 3, "stride": 2, "padding": 1, "dilation": 1,
                     "ceil_mode": False, "peak": "late"}},
