@@ -16,7 +16,9 @@ holding one, Triton's `tl.maximum` and `tl.max` drop it by default). Inputs are 
 with outliers of both signs), so a maximum started at 0 instead
 of -inf shows, and a window that misses a row often misses its maximum. Workloads cover sizes that divide and
 that do not, global pooling (output 1), outputs larger than the input, None in output_size, a 3-D input,
-transposed, strided and channels-last (NHWC memory) inputs, and global pooling of a 97 x 101 plane
+transposed, strided and channels-last (NHWC memory) inputs, the first half of the channels of a larger tensor
+(`check_channel_slice`, as after x.chunk(2, dim=1): unit last stride and dense planes, yet a kernel that assumes
+planes H * W apart reads the wrong half from the second sample on), and global pooling of a 97 x 101 plane
 (`check_global_large`: one window of 9797 elements) whose unique maximum lies past element 8192 of the plane, past
 any window tile capped at 8192 elements; and windows 700 wide (`check_window_rows_over_128`, every input row's
 unique maximum past column 512), past a window row read 128 at a time by a kernel that never reads the rest (the
@@ -46,6 +48,8 @@ TASK = {
     "workloads": [
         {"name": "smoke", "role": "smoke", "params": {"shape": [1, 3, 8, 8], "output_size": 4}},
         {"name": "smoke_uneven", "role": "smoke", "params": {"shape": [1, 2, 9, 7], "output_size": [4, 3]}},
+        {"name": "check_channel_slice", "role": "check",
+         "params": {"shape": [3, 2, 7, 9], "output_size": [2, 3], "layout": "channel_slice"}},
         {"name": "check_uneven", "role": "check", "params": {"shape": [1, 3, 33, 31], "output_size": [7, 5]}},
         {"name": "check_global", "role": "check", "params": {"shape": [2, 3, 17, 19], "output_size": 1}},
         {"name": "check_larger_output", "role": "check", "params": {"shape": [1, 2, 5, 7], "output_size": [8, 9]}},
