@@ -18,8 +18,10 @@ Inputs are normal with a mean of 2 and outliers, so a divisor off by one window 
 not, the ceil overhang counted) changes border outputs by ~1/k of their value. Workloads cover padding with
 both count_include_pad settings, ceil_mode with partial last windows (also where PyTorch's last-window rule
 drops one), sizes the windows do not tile, overlapping windows and gaps, a 16-wide kernel, a 2-D input,
-transposed (channels contiguous) and strided inputs, and rows of 9001 (`check_long_row`: 4501 outputs a row,
-more than one block of outputs a kernel may cap a row at).
+transposed (channels contiguous) and strided inputs, the first half of the channels of a larger tensor
+(`check_channel_slice`, as after x.chunk(2, dim=1): unit last stride and dense rows, yet a kernel that assumes
+rows L apart reads the wrong half from the second sample on), and rows of 9001 (`check_long_row`: 4501 outputs a
+row, more than one block of outputs a kernel may cap a row at).
 """
 
 import torch.nn.functional as F
@@ -73,6 +75,9 @@ TASK = {
         {"name": "check_strided_big_kernel", "role": "check",
          "params": {"shape": [3, 5, 1000], "kernel_size": 16, "stride": 7, "padding": 8, "ceil_mode": True,
                     "count_include_pad": True, "layout": "strided"}},
+        {"name": "check_channel_slice", "role": "check",
+         "params": {"shape": [3, 4, 67], "kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True,
+                    "count_include_pad": False, "layout": "channel_slice"}},
         {"name": "check_long_row", "role": "check",
          "params": {"shape": [2, 3, 9001], "kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": False,
                     "count_include_pad": True}},
