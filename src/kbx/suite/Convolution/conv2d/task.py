@@ -16,8 +16,10 @@ are summed in fp32 and rounded once.
 Workloads cover stride with padding (the output size depends on both), a rectangular kernel with per-axis stride,
 padding and dilation, grouped and depthwise convolutions (channel multiplier 2) with bias, an unbatched input,
 'same' padding with an even (asymmetric) kernel, 'valid' padding (none: the output shrinks by the kernel's span)
-with a rectangular kernel, a channels-last input and a pointwise (1 x 1) kernel with 33 output channels, and a deep
-reduction (C_in = 67, 3 x 3). The weight of `check_stride_pad` is channels-last (as a model converted to
+with a rectangular kernel, a channels-last input and a pointwise (1 x 1) kernel with 33 output channels, the first
+half of the channels of a larger input (`check_channel_slice`, as after x.chunk(2, dim=1): unit last stride and
+dense planes, yet a kernel that assumes samples C_in * H * W apart reads the wrong half from the second sample
+on), and a deep reduction (C_in = 67, 3 x 3). The weight of `check_stride_pad` is channels-last (as a model converted to
 channels_last holds it), so a kernel that addresses the weight as a contiguous array fails there. Values: `input` is
 normal with a few outliers (+-8), `weight` is uniform in [-2, 2), `bias` normal, so an output's standard deviation
 is about 1.15 * sqrt(L) where L = C_in / groups * kH * kW is the reduction length.
@@ -71,6 +73,9 @@ TASK = {
         {"name": "check_pointwise_channels_last", "role": "check",
          "params": {"N": 2, "C_in": 16, "H": 9, "W": 11, "C_out": 33, "kernel": [1, 1], "bias": True,
                     "layout": "channels_last", "L": 16}},
+        {"name": "check_channel_slice", "role": "check",
+         "params": {"N": 3, "C_in": 4, "H": 9, "W": 11, "C_out": 5, "kernel": [3, 3], "padding": 1,
+                    "layout": "channel_slice", "L": 36}},
         {"name": "check_deep", "role": "check",
          "params": {"N": 1, "C_in": 67, "H": 6, "W": 6, "C_out": 17, "kernel": [3, 3], "padding": 1, "L": 603}},
         {"name": "bench_resnet_3x3", "role": "bench",
@@ -106,8 +111,8 @@ def make_inputs(workload, dtype, generator):
     shape = [p["C_in"], p["H"], p["W"]] if p["N"] == 0 else [p["N"], p["C_in"], p["H"], p["W"]]
     x = inputs.randn(shape, dtype, generator)
     x = inputs.with_outliers(x, generator, fraction=1e-3, magnitude=8.0)
-    if p.get("layout") == "channels_last":
-        x = x.contiguous(memory_format=torch.channels_last)
+    layout = p.get("layout", "contiguous")
+    x = x.contiguous(memory_format=torch.channels_last) if layout == "channels_last" else inputs.layout(x, layout)
     w = inputs.uniform([p["C_out"], p["C_in"] // groups, kh, kw], -2.0, 2.0, dtype, generator)
     if p.get("weight_layout") == "channels_last":
         w = w.contiguous(memory_format=torch.channels_last)
