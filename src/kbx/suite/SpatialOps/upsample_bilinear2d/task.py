@@ -22,8 +22,10 @@ four-term sum: the solution uses at most 0.03x of the fp32 tolerance (bf16 outpu
 Workloads: 2x upsampling, downsampling by 2, 3 and 4, non-integer ratios (5/4, 3/4, 4/5), different ratios per
 dim, both align_corners values, an output height of 1 with align_corners (the scale is 0: every output row is
 input row 0) and an output width of 1 without it (`check_single_column`: the one column samples input column 16,
-the centre, not column 0), output sizes that straddle block sizes, and channels-last, transposed and strided
-inputs. Benches: a 2x upsample of 32 x 128 x 256 x 256 and a 2x align-corners downsample of 32 x 64 x 513 x 513.
+the centre, not column 0), output sizes that straddle block sizes, channels-last, transposed and strided inputs,
+and the first half of the channels of a larger tensor (`check_channel_slice`, as after x.chunk(2, dim=1): unit last
+stride and dense planes, yet a kernel that assumes samples C * H * W apart reads the wrong half from the second
+sample on). Benches: a 2x upsample of 32 x 128 x 256 x 256 and a 2x align-corners downsample of 32 x 64 x 513 x 513.
 """
 
 import math
@@ -65,6 +67,8 @@ TASK = {
                     "layout": "transposed"}},
         {"name": "check_strided_down", "role": "check",
          "params": {"nc": [2, 4], "hw": [40, 55], "out_hw": [20, 44], "layout": "strided"}},
+        {"name": "check_channel_slice", "role": "check",
+         "params": {"nc": [3, 4], "hw": [9, 11], "out_hw": [18, 22], "layout": "channel_slice"}},
         {"name": "bench_up2", "role": "bench", "params": {"nc": [32, 128], "hw": [256, 256], "out_hw": [512, 512]}},
         {"name": "bench_down2_ac", "role": "bench",
          "params": {"nc": [32, 64], "hw": [513, 513], "out_hw": [257, 257], "align_corners": True}},
