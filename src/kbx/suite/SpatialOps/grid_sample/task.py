@@ -33,9 +33,11 @@ Grids are warps, as in spatial transformers and optical-flow warping: an identit
 plus a random displacement of up to `jitter` in normalised units (0.25 to 0.6 in the check workloads, several
 to tens of pixels, so samples land anywhere; 0.02 in the benches, a few pixels), and 2% of coordinates replaced
 by exact -1, 0 or 1. Workloads cover both align_corners values, both padding modes, output grids smaller and
-larger than the input, channel counts that straddle block sizes, channels-last and transposed inputs and a
-strided grid. Benches: a flow-warp of a 32 x 128 x 256 x 256 feature map (zeros) and a 2x resampling of
-16 x 256 x 128 x 128 (border).
+larger than the input, channel counts that straddle block sizes, channels-last and transposed inputs, a strided
+grid, and (`check_channel_slice`) the first half of the channels of a larger input (as after x.chunk(2, dim=1))
+with the first half of the rows of a larger grid: unit last strides and dense rows, yet a kernel that assumes
+samples C * H * W (or Ho * Wo * 2) apart reads the wrong half from the second sample on. Benches: a flow-warp
+of a 32 x 128 x 256 x 256 feature map (zeros) and a 2x resampling of 16 x 256 x 128 x 128 (border).
 """
 
 import torch
@@ -79,6 +81,9 @@ TASK = {
         {"name": "check_transposed_grid_strided", "role": "check",
          "params": {"n": 2, "c": 6, "hw": [27, 35], "out_hw": [19, 41], "padding_mode": "border",
                     "align_corners": False, "layout": "transposed", "grid_layout": "strided"}},
+        {"name": "check_channel_slice", "role": "check",
+         "params": {"n": 3, "c": 4, "hw": [9, 11], "out_hw": [7, 13], "padding_mode": "zeros",
+                    "align_corners": True, "layout": "channel_slice", "grid_layout": "channel_slice"}},
         {"name": "bench_flow_warp", "role": "bench",
          "params": {"n": 32, "c": 128, "hw": [256, 256], "out_hw": [256, 256], "padding_mode": "zeros",
                     "align_corners": False, "jitter": 0.02}},
