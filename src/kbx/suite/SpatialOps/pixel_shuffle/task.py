@@ -10,8 +10,10 @@ more batch dimensions.
 
 Workloads: upscale factors 2, 3 and 4 (and 1, the identity), 3-D (no batch), 4-D and 5-D inputs, sizes that
 straddle block sizes, and transposed (H and W swapped in memory) and strided (non-contiguous) inputs; the strided
-5-D input (`check_r4_5d`) has its batch planes twice as far apart as packed ones. Values are distinct normals with
-an offset, so any permutation error shows. Benches: a 2x shuffle of a 32 x 1024 x 128 x
+5-D input (`check_r4_5d`) has its batch planes twice as far apart as packed ones, and `check_channel_slice` is
+the first half of the channels of a larger tensor (as after x.chunk(2, dim=1): unit last stride and dense planes,
+yet a kernel that assumes samples C r^2 H W apart reads the wrong half from the second sample on). Values are
+distinct normals with an offset, so any permutation error shows. Benches: a 2x shuffle of a 32 x 1024 x 128 x
 128 feature map and a 3x shuffle of a 16 x 576 x 192 x 192 one.
 """
 
@@ -41,6 +43,8 @@ TASK = {
          "params": {"batch": [2], "channels": 4, "r": 2, "hw": [31, 45], "layout": "transposed"}},
         {"name": "check_r3_strided_3d", "role": "check",
          "params": {"batch": [], "channels": 5, "r": 3, "hw": [21, 43], "layout": "strided"}},
+        {"name": "check_channel_slice", "role": "check",
+         "params": {"batch": [3], "channels": 2, "r": 2, "hw": [9, 11], "layout": "channel_slice"}},
         {"name": "bench_r2", "role": "bench", "params": {"batch": [32], "channels": 256, "r": 2, "hw": [128, 128]}},
         {"name": "bench_r3", "role": "bench", "params": {"batch": [16], "channels": 64, "r": 3, "hw": [192, 192]}},
     ],
