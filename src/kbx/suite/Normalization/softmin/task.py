@@ -17,7 +17,9 @@ entirely +inf; no slice is +inf everywhere. Workloads reduce the last, first and
 (non-contiguous) inputs.
 `check_last_3d` reduces the last dim of a 3-D input: a wrapper that launches shape[0] rows of stride(0), as
 Triton's softmax tutorial does for 2-D input, covers only every shape[1]-th row there (every other workload along
-the last dim is 2-D).
+the last dim is 2-D). `check_4d_dim1` reduces dim 1 of a 4-D input, the one workload with more than one dim after
+the reduced one: a strided kernel that steps along `dim` by shape[dim + 1] (or shape[-1]), right for every other
+workload, mixes slices there.
 """
 
 import torch
@@ -49,6 +51,8 @@ TASK = {
         {"name": "check_dim0", "role": "check", "params": {"shape": [129, 65], "dim": 0, "offset": 0.0}},
         {"name": "check_long_dim0", "role": "check",
          "params": {"shape": [9000, 5], "dim": 0, "offset": 1000.0}},
+        {"name": "check_4d_dim1", "role": "check",
+         "params": {"shape": [3, 33, 5, 7], "dim": 1, "offset": 1000.0}},
         {"name": "check_neg_strided", "role": "check",
          "params": {"shape": [5, 67, 31], "dim": -2, "offset": 1000.0, "layout": "strided"}},
         {"name": "check_transposed", "role": "check",
