@@ -9,16 +9,17 @@ bias are per channel, each optional. The output has the input's shape and dtype;
 fp32 and rounded once, as PyTorch does. The normalized dims are not the last ones: the statistics run over the
 channel dim (1) and every spatial dim together, one group at a time.
 
-Inputs carry a per-(sample, group) mean between 5 and 100 next to a unit-scale spread, so E[x^2] - E[x]^2 cancels
-in fp32; within a group each channel has its own mean and scale (statistics per channel, as instance norm
-takes, or channels assigned to groups round-robin give visibly different results). Workloads cover 4-D, 3-D
-and 2-D (N, C) inputs, weight and bias present, bias alone (F.group_norm accepts a bias without a weight) and
-neither, one group (= layer norm over C, H, W), one channel per group (= instance norm), group sizes both inside
-one tile and far larger than one, a large eps with constant groups (every element equal, so the output is
-exactly bias), a large eps (0.1) on groups with variances of ~1 to 3 (where eps enters, inside or outside the
-square root, or a hard-coded 1e-5, then moves the output by percents; at eps = 1e-5 by ~1e-5),
-channels-last (NHWC memory), transposed and strided inputs, and the first half of the channels of a larger
-tensor (x.chunk(2, dim=1): unit last stride, yet a kernel that assumes samples C * S apart reads the wrong half).
+Inputs carry a per-(sample, group) mean between 5 and 100 next to a unit-scale spread, so E[x^2] - E[x]^2 cancels in
+fp32; within a group each channel has its own mean and scale (statistics per channel, as instance norm takes, or
+channels assigned to groups round-robin give visibly different results). Workloads cover 4-D, 3-D and 2-D (N, C)
+inputs, weight and bias present, bias alone (F.group_norm accepts a bias without a weight), weight alone (a kernel
+that keys the affine step on the bias drops it) and neither, one group (= layer norm over C, H, W), one channel per
+group (= instance norm), group sizes both inside one tile and far larger than one, a large eps with constant groups
+(every element equal, so the output is exactly bias), a large eps (0.1) on groups with variances of ~1 to 3 (where
+eps enters, inside or outside the square root, or a hard-coded 1e-5, then moves the output by percents; at eps =
+1e-5 by ~1e-5), channels-last (NHWC memory), transposed and strided inputs, and the first half of the channels of a
+larger tensor (x.chunk(2, dim=1): unit last stride, yet a kernel that assumes samples C * S apart reads the wrong
+half).
 The fp32 tolerance is 2e-4: with |mean| / std up to 100 an fp32 mean is off by a few ulp(mean), which moves the
 outputs by ~1e-5 in any implementation (PyTorch's own CPU result is ~1e-5 from the fp64 result); the solution
 stays within ~3e-5 of the reference, and the one-pass variance misses by more than 1e-3.
@@ -46,6 +47,8 @@ TASK = {
          "params": {"shape": [3, 6, 50], "num_groups": 2, "affine": False, "offset": 10.0}},
         {"name": "check_bias_only", "role": "check",
          "params": {"shape": [3, 10, 7, 9], "num_groups": 5, "affine": "bias", "offset": 20.0}},
+        {"name": "check_weight_only", "role": "check",
+         "params": {"shape": [3, 6, 5, 7], "num_groups": 3, "affine": "weight", "offset": 20.0}},
         {"name": "check_odd_spatial", "role": "check",
          "params": {"shape": [2, 12, 33, 31], "num_groups": 4, "affine": True, "offset": 100.0}},
         {"name": "check_one_group", "role": "check",
@@ -111,10 +114,10 @@ def make_inputs(workload, dtype, generator):
         x = x.contiguous(memory_format=torch.channels_last)
     else:
         x = inputs.layout(x, layout)
-    weight = bias = None  # affine: True (weight and bias), "bias" (bias alone) or False (neither)
-    if p["affine"] is True:
+    weight = bias = None  # affine: True (weight and bias), "weight" or "bias" (that one alone) or False (neither)
+    if p["affine"] in (True, "weight"):
         weight = inputs.randn([c], dtype, generator, scale=0.5, offset=1.0)
-    if p["affine"]:
+    if p["affine"] in (True, "bias"):
         bias = inputs.randn([c], dtype, generator, scale=0.5)
     return {"input": x, "num_groups": groups, "weight": weight, "bias": bias, "eps": p.get("eps", 1e-05)}
 
