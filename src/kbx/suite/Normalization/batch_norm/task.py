@@ -14,9 +14,10 @@ The normalized dim is the channel dim (1), not the last one: channels have means
 variances between 1e-5 and 4 (some far below eps, so where eps enters, inside or outside the square root,
 shows), and a kernel that indexes the parameters by the last dim fails. Workloads cover 5-D, 4-D, 3-D and 2-D
 inputs (a kernel that spells out H * W for 4-D inputs fails the 5-D one), odd channel and spatial sizes, a large
-eps, weight and bias present, bias alone (F.batch_norm accepts a bias without a weight) and neither,
-channels-last (NHWC memory), transposed and strided inputs, and the first half of the channels of a larger tensor
-(x.chunk(2, dim=1): unit last stride, yet a kernel that assumes samples C * S apart reads the wrong half).
+eps, weight and bias present, bias alone (F.batch_norm accepts a bias without a weight), weight alone (a kernel
+that keys the affine step on the bias drops it) and neither, channels-last (NHWC memory), transposed and strided
+inputs, and the first half of the channels of a larger tensor (x.chunk(2, dim=1): unit last stride, yet a kernel
+that assumes samples C * S apart reads the wrong half).
 """
 
 import torch
@@ -51,6 +52,8 @@ TASK = {
          "params": {"shape": [3, 4, 5, 7], "affine": True, "params": "float32", "layout": "channel_slice"}},
         {"name": "check_bias_only", "role": "check",
          "params": {"shape": [3, 6, 7, 5], "affine": "bias", "params": "float32"}},
+        {"name": "check_weight_only", "role": "check",
+         "params": {"shape": [3, 5, 6, 7], "affine": "weight", "params": "float32"}},
         {"name": "check_odd_spatial", "role": "check",
          "params": {"shape": [2, 5, 33, 31], "affine": True, "params": "float32"}},
         {"name": "check_3d_plain", "role": "check",
@@ -102,10 +105,10 @@ def make_inputs(workload, dtype, generator):
         x = x.contiguous(memory_format=torch.channels_last)
     else:
         x = inputs.layout(x, layout)
-    weight = bias = None  # affine: True (weight and bias), "bias" (bias alone) or False (neither)
-    if p["affine"] is True:
+    weight = bias = None  # affine: True (weight and bias), "weight" or "bias" (that one alone) or False (neither)
+    if p["affine"] in (True, "weight"):
         weight = inputs.randn([c], pdt, generator, scale=0.5, offset=1.0)
-    if p["affine"]:
+    if p["affine"] in (True, "bias"):
         bias = inputs.randn([c], pdt, generator, scale=0.5)
     return {"input": x, "running_mean": mean, "running_var": var, "weight": weight, "bias": bias,
             "training": False, "momentum": 0.1, "eps": p.get("eps", 1e-05)}
