@@ -15,12 +15,13 @@ each plane, not over the channel dim or the batch.
 Inputs carry a per-plane mean between 5 and 100 next to a unit-scale spread (so E[x^2] - E[x]^2 cancels in
 fp32) and per-plane scales that vary fourfold, so statistics pooled over channels (layer norm) or over the
 batch (batch norm) are visibly wrong. Workloads cover 4-D and 3-D inputs, weight and bias present, bias alone
-(F.instance_norm accepts a bias without a weight) and neither, small planes (3x3: the unbiased variance is 12%
-off), planes larger than one tile, constant planes with a large eps (output exactly bias), a large eps (0.1) on
-planes with variances of 0.25 to 4 (where eps enters, inside or outside the square root, or a hard-coded
-1e-5, then moves the output by percents; at eps = 1e-5 the difference is ~1e-5), channels-last
-(NHWC memory), transposed and strided inputs, and the first half of the channels of a larger tensor
-(x.chunk(2, dim=1): unit last stride, yet a kernel that assumes samples C * S apart reads the wrong half).
+(F.instance_norm accepts a bias without a weight), weight alone (a kernel that keys the affine step on the bias
+drops it) and neither, small planes (3x3: the unbiased variance is 12% off), planes larger than one tile, constant
+planes with a large eps (output exactly bias), a large eps (0.1) on planes with variances of 0.25 to 4 (where eps
+enters, inside or outside the square root, or a hard-coded 1e-5, then moves the output by percents; at eps = 1e-5
+the difference is ~1e-5), channels-last (NHWC memory), transposed and strided inputs, and the first half of the
+channels of a larger tensor (x.chunk(2, dim=1): unit last stride, yet a kernel that assumes samples C * S apart
+reads the wrong half).
 The fp32 tolerance is 2e-4 for the reason layer_norm and group_norm give: with |mean| / std up to 100 an fp32
 mean is off by a few ulp(mean), moving outputs by ~1e-5 in any implementation (PyTorch's own CPU result is
 ~1e-5 from the fp64 one); the solution stays well within it and the wrong candidates miss by far more.
@@ -58,6 +59,8 @@ TASK = {
          "params": {"shape": [3, 4, 5, 7], "affine": True, "offset": 20.0, "layout": "channel_slice"}},
         {"name": "check_bias_only", "role": "check",
          "params": {"shape": [2, 5, 7, 9], "affine": "bias", "offset": 50.0}},
+        {"name": "check_weight_only", "role": "check",
+         "params": {"shape": [3, 5, 6, 7], "affine": "weight", "offset": 50.0}},
         {"name": "check_odd_spatial", "role": "check",
          "params": {"shape": [2, 5, 33, 31], "affine": True, "offset": 100.0}},
         {"name": "check_small_planes", "role": "check",
@@ -113,10 +116,10 @@ def make_inputs(workload, dtype, generator):
         x = x.contiguous(memory_format=torch.channels_last)
     else:
         x = inputs.layout(x, layout)
-    weight = bias = None  # affine: True (weight and bias), "bias" (bias alone) or False (neither)
-    if p["affine"] is True:
+    weight = bias = None  # affine: True (weight and bias), "weight" or "bias" (that one alone) or False (neither)
+    if p["affine"] in (True, "weight"):
         weight = inputs.randn([c], dtype, generator, scale=0.5, offset=1.0)
-    if p["affine"]:
+    if p["affine"] in (True, "bias"):
         bias = inputs.randn([c], dtype, generator, scale=0.5)
     return {"input": x, "running_mean": None, "running_var": None, "weight": weight, "bias": bias,
             "use_input_stats": True, "momentum": 0.1, "eps": p.get("eps", 1e-05)}
