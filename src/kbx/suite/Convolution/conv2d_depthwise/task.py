@@ -13,7 +13,9 @@ input's dtype (float16 or bfloat16); each output sums only kH * kW products, in 
 little arithmetic per byte this is a memory-bound operation, unlike a dense convolution.
 
 Workloads cover stride with padding, a channel multiplier of 2 with a rectangular kernel and per-axis padding,
-dilation, a channels-last input, a 7 x 7 kernel with a per-axis stride, and widths straddling 64. The weight of
+dilation, a channels-last input, the first half of the channels of a larger input (`check_channel_slice`, as after
+x.chunk(2, dim=1): unit last stride and dense planes, yet a kernel that assumes samples C * H * W apart reads the
+wrong half from the second sample on), a 7 x 7 kernel with a per-axis stride, and widths straddling 64. The weight of
 `check_multiplier_rect` is transposed (kH and kW swapped in memory), so a kernel that addresses the weight as a
 contiguous array fails there. Values: `input` is normal with a few outliers (+-8), `weight` uniform in [-2, 2),
 `bias` normal, so an output's standard deviation is about 1.15 * sqrt(R), R = kH * kW.
@@ -59,6 +61,9 @@ TASK = {
         {"name": "check_channels_last", "role": "check",
          "params": {"N": 1, "C": 5, "H": 15, "W": 16, "mult": 1, "kernel": [3, 3], "padding": 1, "bias": True,
                     "layout": "channels_last", "R": 9}},
+        {"name": "check_channel_slice", "role": "check",
+         "params": {"N": 3, "C": 2, "H": 9, "W": 11, "mult": 1, "kernel": [3, 3], "padding": 1,
+                    "layout": "channel_slice", "R": 9}},
         {"name": "check_big_kernel", "role": "check",
          "params": {"N": 1, "C": 2, "H": 29, "W": 33, "mult": 1, "kernel": [7, 7], "stride": [1, 2],
                     "padding": 3, "R": 49}},
@@ -89,8 +94,8 @@ def make_inputs(workload, dtype, generator):
     C_out = p["C"] * p["mult"]
     x = inputs.randn([p["N"], p["C"], p["H"], p["W"]], dtype, generator)
     x = inputs.with_outliers(x, generator, fraction=1e-3, magnitude=8.0)
-    if p.get("layout") == "channels_last":
-        x = x.contiguous(memory_format=torch.channels_last)
+    layout = p.get("layout", "contiguous")
+    x = x.contiguous(memory_format=torch.channels_last) if layout == "channels_last" else inputs.layout(x, layout)
     w = inputs.uniform([C_out, 1, kh, kw], -2.0, 2.0, dtype, generator)
     w = inputs.layout(w, p.get("weight_layout", "contiguous"))
     b = inputs.randn([C_out], dtype, generator) if p.get("bias", False) else None
