@@ -18,7 +18,9 @@ Workloads cover ResNeXt-like groups of 4 channels with bias, stride with dilatio
 input channels, so a group boundary falls inside any power-of-two channel tile), a rectangular kernel with per-axis
 stride, padding and dilation, groups expanding channels (3 in, 8 out), two wide groups (Cg = 40, Og = 33, straddling
 32) on a channels-last input, 32 groups of 2 channels on an unbatched input with dilated 'same' padding, and 'valid'
-padding (none) with a rectangular kernel over 4 groups of 2 input and 3 output channels. The weight of
+padding (none) with a rectangular kernel over 4 groups of 2 input and 3 output channels, and the first half of the
+channels of a larger input (`check_channel_slice`, as after x.chunk(2, dim=1): unit last stride and dense planes,
+yet a kernel that assumes samples C_in * H * W apart reads the wrong half from the second sample on). The weight of
 `check_dilation_stride` is channels-last (as a model converted to channels_last holds it), so a kernel that
 addresses the weight as a contiguous array fails there. Values: `input` is normal with a few outliers (+-8),
 `weight` uniform in [-2, 2), `bias` normal, so an output's standard deviation is about 1.15 * sqrt(L), L = Cg * kH *
@@ -73,6 +75,9 @@ TASK = {
         {"name": "check_many_groups_same", "role": "check",
          "params": {"N": 0, "C_in": 64, "H": 8, "W": 9, "C_out": 64, "kernel": [3, 3], "padding": "same",
                     "dilation": 2, "groups": 32, "L": 18}},
+        {"name": "check_channel_slice", "role": "check",
+         "params": {"N": 3, "C_in": 4, "H": 9, "W": 11, "C_out": 6, "kernel": [3, 3], "padding": 1, "groups": 2,
+                    "layout": "channel_slice", "L": 18}},
         {"name": "check_valid", "role": "check",
          "params": {"N": 1, "C_in": 8, "H": 9, "W": 8, "C_out": 12, "kernel": [3, 2], "padding": "valid",
                     "groups": 4, "L": 12}},
@@ -109,8 +114,8 @@ def make_inputs(workload, dtype, generator):
     shape = [p["C_in"], p["H"], p["W"]] if p["N"] == 0 else [p["N"], p["C_in"], p["H"], p["W"]]
     x = inputs.randn(shape, dtype, generator)
     x = inputs.with_outliers(x, generator, fraction=1e-3, magnitude=8.0)
-    if p.get("layout") == "channels_last":
-        x = x.contiguous(memory_format=torch.channels_last)
+    layout = p.get("layout", "contiguous")
+    x = x.contiguous(memory_format=torch.channels_last) if layout == "channels_last" else inputs.layout(x, layout)
     w = inputs.uniform([p["C_out"], p["C_in"] // groups, kh, kw], -2.0, 2.0, dtype, generator)
     if p.get("weight_layout") == "channels_last":
         w = w.contiguous(memory_format=torch.channels_last)
