@@ -10,7 +10,9 @@ textbook direct convolution, where the suite's kernel is an implicit GEMM on ten
 
 Blocking: the channel block keeps the BLOCK_M x BLOCK_C x BLOCK_N product at 16K fp32 values (the size of a
 128 x 128 accumulator), so a deep reduction (67 channels) takes a few channel blocks per tap instead of one pass
-per channel; BLOCK_M grows when the channel and output-channel blocks are small.
+per channel; BLOCK_M grows when the output-channel block is small. The channel block is 16 even for 3 channels
+(masked): with Triton 3.6 on an H200 this broadcast-product sum came out wrong whenever the summed axis was
+shorter than 16 (1 or 4 channels: every output wrong; measured 2026-11-29, `docs/gpu-verification.md`).
 
 Expected to pass (`kbx.tasks.suite_check`): a false rejection of it is a defect of the contract or the harness.
 """
@@ -102,8 +104,8 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     M = N * OD * OH * OW
     if M > 0 and C_out > 0:
         BLOCK_N = min(max(triton.next_power_of_2(OG), 16), 32)
-        BLOCK_C = min(triton.next_power_of_2(CG), 16)
-        BLOCK_M = min(16384 // (BLOCK_N * BLOCK_C), 128)
+        BLOCK_C = 16  # never fewer: see the module's note on Triton 3.6
+        BLOCK_M = 16384 // (BLOCK_N * BLOCK_C)
         grid = (triton.cdiv(M, BLOCK_M), triton.cdiv(OG, BLOCK_N), groups)
         _direct_conv3d[grid](x, weight, bias if bias is not None else weight, y, M, OD, OH, OW, D, H, W, CG, OG,
                              KD, KH, KW, *strides, *lo, *dil, *x.stride(), *weight.stride(),
