@@ -1,7 +1,8 @@
 """What the interpreter's overhead shim (`_shim_overheads` in `kbx.evaluation.candidate.interpreter`) saves: a sample
 of the suite's candidates run in this process on every CPU workload of their task (one dtype, one seed), with the
-interpreter's other shims, once with upstream's discarded int32 overflow checks and per-call dtype tables and once
-without them. Prints one line per candidate: CPU seconds each way and whether the outputs are identical.
+interpreter's other shims, once as upstream has it (discarded int32 overflow checks, per-call dtype tables, block
+types and shapes built per operation) and once with the shim. Prints one line per candidate: CPU seconds each
+way and whether the outputs are identical.
 
     TRITON_INTERPRET=1 PYTHONPATH=src python benchmarks/interpreter_overheads.py [--every N] [TASK ...]
 
@@ -24,7 +25,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).parent))
 from calibrate_contracts import load_solution  # noqa: E402  (beside this script)
 
-from kbx.evaluation.candidate.interpreter import install_interpreter_shims  # noqa: E402
+from kbx.evaluation.candidate.interpreter import install_interpreter_shims, overhead_patches  # noqa: E402
 from kbx.evaluation.cases import DEVICE_ROLES  # noqa: E402
 from kbx.tasks.module import import_task  # noqa: E402
 from kbx.tasks.registry import load_suite, select  # noqa: E402
@@ -65,12 +66,16 @@ def main() -> int:
     if os.environ.get("TRITON_INTERPRET") != "1":
         print("set TRITON_INTERPRET=1")
         return 2
-    from triton.runtime import interpreter
-
-    upstream = (interpreter.interpreter_builder.options, interpreter._get_np_dtype)
+    places = overhead_patches()
+    upstream = [getattr(owner, name) for owner, name in places]
     install_interpreter_shims()
-    shimmed = (interpreter.interpreter_builder.options, interpreter._get_np_dtype)
+    shimmed = [getattr(owner, name) for owner, name in places]
     assert dataclasses.asdict(upstream[0]) != dataclasses.asdict(shimmed[0])
+
+    def use(values: list[object]) -> None:
+        for (owner, name), value in zip(places, values):
+            setattr(owner, name, value)
+
     tasks = select(load_suite(), args.tasks) if args.tasks else load_suite()
     candidates = [(t, p) for t in tasks for p in [t.solution_file, *t.honest_files(), *t.wrong_files()]
                   if judged_on(p, "cpu")]
@@ -79,14 +84,14 @@ def main() -> int:
     print(f"{'candidate':58s} {'upstream':>9s} {'shimmed':>8s}  identical")
     totals = [0.0, 0.0]
     for task, path in candidates:
-        interpreter.interpreter_builder.options, interpreter._get_np_dtype = upstream
+        use(upstream)
         slow, expected = _run(task, path)
-        interpreter.interpreter_builder.options, interpreter._get_np_dtype = shimmed
+        use(shimmed)
         fast, got = _run(task, path)
         totals = [totals[0] + slow, totals[1] + fast]
         same: bool | str = _all_identical(expected, got)
         if not same:  # a candidate that reads past its inputs differs from itself too
-            interpreter.interpreter_builder.options, interpreter._get_np_dtype = upstream
+            use(upstream)
             same = "False" if _all_identical(expected, _run(task, path)[1]) else "upstream differs from itself"
         label = f"{task.name}/{path.parent.name}/{path.stem}".replace("/" + task.name + "/", "/")
         print(f"{label:58s} {slow:8.1f}s {fast:7.1f}s  {same}", flush=True)
