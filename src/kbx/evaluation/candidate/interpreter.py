@@ -114,11 +114,12 @@ def overhead_patches() -> list[tuple[Any, str]]:
     """The (owner, attribute) pairs `_shim_overheads` replaces, for `benchmarks/interpreter_overheads.py` to swap
     between upstream's values and the shim's."""
     import triton.language as tl
+    from triton.language.semantic import TritonSemantic
     from triton.runtime import interpreter
 
     return [(interpreter.interpreter_builder, "options"), (interpreter, "_get_np_dtype"),
             (interpreter.InterpreterBuilder, "get_block_ty"), (tl.core.block_type, "with_element_ty"),
-            (tl.core.tensor, "__init__")]
+            (tl.core.tensor, "__init__"), (TritonSemantic, "broadcast_impl_value"), (tl.core.dtype, "__eq__")]
 
 
 def _shim_overheads() -> None:
@@ -202,6 +203,29 @@ def _shim_types() -> None:
         self.dtype = type.scalar
 
     core.tensor.__init__ = tensor_init
+    _shim_same_shapes()
+
+
+def _shim_same_shapes() -> None:
+    """Every binary operation broadcasts its operands first, and upstream's broadcast compares their shapes through
+    `tl.tuple`s (each comparison normalises and rebuilds both) even when they are the same: it then returns both
+    operands as they were, which is what the shim returns at once for two blocks of one shape or two scalars. A
+    dtype compared with itself is equal (upstream unwraps and compares names). Everything else goes to upstream."""
+    import triton.language as tl
+    from triton.language.semantic import TritonSemantic
+
+    broadcast = TritonSemantic.broadcast_impl_value
+
+    def broadcast_impl_value(self: Any, lhs: Any, rhs: Any) -> Any:
+        lhs_ty, rhs_ty = lhs.type, rhs.type
+        lhs_block, rhs_block = lhs_ty.is_block(), rhs_ty.is_block()
+        if lhs_block == rhs_block and (not lhs_block or lhs_ty.shape.values == rhs_ty.shape.values):
+            return lhs, rhs
+        return broadcast(self, lhs, rhs)
+
+    TritonSemantic.broadcast_impl_value = broadcast_impl_value
+    dtype_eq = tl.core.dtype.__eq__
+    tl.core.dtype.__eq__ = lambda self, other: other is self or dtype_eq(self, other)
 
 
 def _shim_bfloat16() -> None:
