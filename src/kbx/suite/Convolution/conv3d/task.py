@@ -16,7 +16,10 @@ products are summed in fp32 and rounded once.
 Workloads cover stride with padding, per-axis triples of kernel size, stride, padding and dilation (all three axes
 different, so a candidate mixing up the axes fails), a (2+1)-D style temporal kernel (3, 1, 1) on a channels-last-3d
 input with 33 output channels, an unbatched input with 'same' padding and an even kernel, 'valid' padding (none)
-with a (2, 3, 2) kernel, a deep reduction (C_in = 67, 3 x 3 x 3, L = 1809), and three groups of 3 input channels.
+with a (2, 3, 2) kernel, a deep reduction (C_in = 67, 3 x 3 x 3, L = 1809), three groups of 3 input channels, and
+the first half of the channels of a larger input (`check_channel_slice`, as after x.chunk(2, dim=1): unit last
+stride and dense volumes, yet a kernel that assumes samples C_in * D * H * W apart reads the wrong half from the
+second sample on).
 Values: `input` is normal with a few outliers (+-8), `weight` uniform in [-2, 2), `bias` normal, so an output's
 standard deviation is about 1.15 * sqrt(L) where L = C_in / groups * kD * kH * kW is the reduction length. The
 weight of `check_triples` is channels-last-3d (as a model converted to channels_last_3d holds it), so a kernel that
@@ -73,6 +76,9 @@ TASK = {
         {"name": "check_deep", "role": "check",
          "params": {"N": 1, "C_in": 67, "D": 4, "H": 5, "W": 6, "C_out": 17, "kernel": [3, 3, 3], "padding": 1,
                     "L": 1809}},
+        {"name": "check_channel_slice", "role": "check",
+         "params": {"N": 2, "C_in": 3, "D": 3, "H": 4, "W": 5, "C_out": 4, "kernel": [3, 3, 3], "padding": 1,
+                    "layout": "channel_slice", "L": 81}},
         {"name": "check_groups", "role": "check",
          "params": {"N": 1, "C_in": 9, "D": 5, "H": 7, "W": 9, "C_out": 15, "kernel": [3, 3, 3], "padding": 1,
                     "groups": 3, "bias": True, "L": 81}},
@@ -103,8 +109,8 @@ def make_inputs(workload, dtype, generator):
         shape = [p["N"], *shape]
     x = inputs.randn(shape, dtype, generator)
     x = inputs.with_outliers(x, generator, fraction=1e-3, magnitude=8.0)
-    if p.get("layout") == "channels_last":
-        x = x.contiguous(memory_format=torch.channels_last_3d)
+    layout = p.get("layout", "contiguous")
+    x = x.contiguous(memory_format=torch.channels_last_3d) if layout == "channels_last" else inputs.layout(x, layout)
     groups = p.get("groups", 1)
     assert p["L"] == p["C_in"] // groups * kd * kh * kw, "L must be the reduction length C_in / groups * kD * kH * kW"
     w = inputs.uniform([p["C_out"], p["C_in"] // groups, kd, kh, kw], -2.0, 2.0, dtype, generator)
