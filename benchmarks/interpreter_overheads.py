@@ -1,4 +1,4 @@
-"""What the interpreter's overhead shim (`_shim_overheads` in `kbx.evaluation.candidate.interpreter`) saves: a sample
+"""What the interpreter's overhead shims (`kbx.evaluation.candidate.overheads`) save: a sample
 of the suite's candidates run in this process on every CPU workload of their task (one dtype, one seed), with the
 interpreter's other shims, once as upstream has it (discarded int32 overflow checks, per-call dtype tables, block
 types and shapes built per operation) and once with the shim. Prints one line per candidate: CPU seconds each
@@ -25,7 +25,8 @@ import torch
 sys.path.insert(0, str(Path(__file__).parent))
 from calibrate_contracts import load_solution  # noqa: E402  (beside this script)
 
-from kbx.evaluation.candidate.interpreter import install_interpreter_shims, overhead_patches  # noqa: E402
+from kbx.evaluation.candidate.interpreter import install_interpreter_shims  # noqa: E402
+from kbx.evaluation.candidate.overheads import overhead_patches  # noqa: E402
 from kbx.evaluation.cases import DEVICE_ROLES  # noqa: E402
 from kbx.tasks.module import import_task  # noqa: E402
 from kbx.tasks.registry import load_suite, select  # noqa: E402
