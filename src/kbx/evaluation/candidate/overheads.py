@@ -41,6 +41,7 @@ def install_overhead_shims() -> None:
         builder.options = dataclasses.replace(builder.options, sanitize_overflow=False)
     interpreter._get_np_dtype = _interned(interpreter._get_np_dtype)
     _shim_types()
+    _shim_same_shapes()
     interpreter._kbx_overheads_shimmed = True
 
 
@@ -105,7 +106,6 @@ def _shim_types() -> None:
         self.dtype = type.scalar
 
     core.tensor.__init__ = tensor_init
-    _shim_same_shapes()
 
 
 def _shim_same_shapes() -> None:

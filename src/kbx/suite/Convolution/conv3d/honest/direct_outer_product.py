@@ -12,7 +12,7 @@ Blocking: the channel block keeps the BLOCK_M x BLOCK_C x BLOCK_N product at 16K
 128 x 128 accumulator), so a deep reduction (67 channels) takes a few channel blocks per tap instead of one pass
 per channel; BLOCK_M grows when the output-channel block is small. The channel block is 16 even for 3 channels
 (masked): with Triton 3.6 on an H200 this broadcast-product sum came out wrong whenever the summed axis was
-shorter than 16 (1 or 4 channels: every output wrong; measured 2026-11-29, `docs/gpu-verification.md`).
+shorter than 8 (1 or 4 channels: every output wrong; measured 2026-11-29, `docs/gpu-verification.md`).
 
 Expected to pass (`kbx.tasks.suite_check`): a false rejection of it is a defect of the contract or the harness.
 """
